@@ -1,0 +1,3 @@
+from pinax.cli import main
+
+main()

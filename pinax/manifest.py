@@ -1,0 +1,226 @@
+"""Manifests: a docs site's pages, loaded with clear errors and dumped deterministically.
+
+A manifest is schema 1:
+`{"pinax_manifest": 1, "name", "url", "title"?, "description"?, "pages": [{"url", "title",
+"section"?, "description"?, "group"?, "markdown_url"?, "lastmod"?}]}`.
+A bad file is rejected whole, with one message naming the file, the place (`pages[12].url`) and
+the problem, so an operator can fix it without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from pinax.errors import ManifestError
+
+SCHEMA_VERSION = 1
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+OPTIONAL_PAGE_FIELDS = ("description", "group", "markdown_url", "lastmod")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    url: str
+    title: str
+    section: str
+    description: str | None = None
+    group: str | None = None
+    markdown_url: str | None = None
+    lastmod: str | None = None
+
+    @property
+    def path(self) -> str:
+        return urlsplit(self.url).path or "/"
+
+    def to_dict(self) -> dict[str, str]:
+        data = {"url": self.url, "title": self.title, "section": self.section}
+        for name in OPTIONAL_PAGE_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        return data
+
+
+@dataclass(frozen=True)
+class Manifest:
+    name: str
+    url: str
+    title: str
+    pages: tuple[Page, ...]
+    description: str | None = None
+    source: str = field(default="<memory>", compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "pinax_manifest": SCHEMA_VERSION,
+            "name": self.name,
+            "url": self.url,
+            "title": self.title,
+            "pages": [page.to_dict() for page in self.pages],
+        }
+        if self.description is not None:
+            data["description"] = self.description
+        return data
+
+
+def parent_section(url: str) -> str:
+    """The parent of a URL's path: `/learn` for `/learn/state`, `/` for a top-level page."""
+    path = urlsplit(url).path.rstrip("/")
+    parent = path.rsplit("/", 1)[0] if "/" in path else ""
+    return parent or "/"
+
+
+def slug_title(url: str) -> str:
+    """A readable title from the last segment of a URL path, for pages published without one."""
+    path = unquote(urlsplit(url).path).rstrip("/")
+    slug = path.rsplit("/", 1)[-1] or urlsplit(url).hostname or url
+    slug = re.sub(r"\.(html?|md|txt)$", "", slug)
+    return re.sub(r"[-_]+", " ", slug).strip() or slug
+
+
+def load(path: str | Path) -> Manifest:
+    """Read and validate a manifest file; raise `ManifestError` naming the file and the place."""
+    source = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ManifestError(source, "", "no such file") from None
+    except IsADirectoryError:
+        raise ManifestError(source, "", "is a directory, not a manifest file") from None
+    except OSError as exc:
+        raise ManifestError(source, "", f"cannot read: {exc.strerror or exc}") from None
+    return loads(raw, source)
+
+
+def loads(raw: bytes | str, source: str = "<memory>") -> Manifest:
+    """Parse and validate manifest JSON text."""
+    try:
+        text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as exc:
+        raise ManifestError(source, f"byte {exc.start}", "not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        place = f"line {exc.lineno}, column {exc.colno}"
+        raise ManifestError(source, place, f"not valid JSON ({exc.msg})") from None
+    return from_dict(data, source)
+
+
+def from_dict(data: Any, source: str = "<memory>") -> Manifest:
+    """Validate an already-parsed manifest object."""
+    if not isinstance(data, dict):
+        raise ManifestError(source, "", f"expected a JSON object, found {_kind(data)}")
+    version = data.get("pinax_manifest")
+    if version is None:
+        raise ManifestError(source, "pinax_manifest", "missing (expected 1: is this a manifest?)")
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise ManifestError(
+            source, "pinax_manifest", f"unsupported version {version!r} (expected 1)"
+        )
+    name = _required_str(data, "name", source, "")
+    if not NAME_PATTERN.match(name):
+        raise ManifestError(
+            source, "name", f"{name!r} is not a valid name (letters, digits, '.', '_', '-')"
+        )
+    url = _required_url(data, "url", source, "")
+    title = _optional_str(data, "title", source, "") or name
+    description = _optional_str(data, "description", source, "")
+    pages_data = data.get("pages")
+    if pages_data is None:
+        raise ManifestError(source, "pages", "missing")
+    if not isinstance(pages_data, list):
+        raise ManifestError(source, "pages", f"expected a list, found {_kind(pages_data)}")
+    pages = tuple(_pages(pages_data, source))
+    return Manifest(
+        name=name, url=url, title=title, pages=pages, description=description, source=source
+    )
+
+
+def dump(manifest: Manifest) -> str:
+    """Deterministic JSON: sorted keys, one page per line, so a diff shows what changed."""
+    head = manifest.to_dict()
+    pages = head.pop("pages")
+    lines = ["{"]
+    for key in sorted(head):
+        lines.append(f"  {json.dumps(key)}: {json.dumps(head[key], ensure_ascii=False)},")
+    if pages:
+        lines.append('  "pages": [')
+        rows = [f"    {json.dumps(p, ensure_ascii=False, sort_keys=True)}" for p in pages]
+        lines.append(",\n".join(rows))
+        lines.append("  ]")
+    else:
+        lines.append('  "pages": []')
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _pages(items: Iterable[Any], source: str) -> Iterable[Page]:
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        place = f"pages[{i}]"
+        if not isinstance(item, dict):
+            raise ManifestError(source, place, f"expected an object, found {_kind(item)}")
+        url = _required_url(item, "url", source, place)
+        if url in seen:
+            raise ManifestError(source, f"{place}.url", f"duplicate of pages[{seen[url]}].url")
+        seen[url] = i
+        title = _required_str(item, "title", source, place, allow_empty=True).strip()
+        title = title or slug_title(url)
+        section = _optional_str(item, "section", source, place)
+        if section is None:
+            section = parent_section(url)
+        elif not section.startswith("/"):
+            raise ManifestError(source, f"{place}.section", f"{section!r} must start with '/'")
+        optional = {name: _optional_str(item, name, source, place) for name in OPTIONAL_PAGE_FIELDS}
+        if optional["markdown_url"] is not None:
+            _required_url(item, "markdown_url", source, place)
+        yield Page(url=url, title=title, section=section, **optional)
+
+
+def _required_str(
+    data: dict[str, Any], key: str, source: str, place: str, allow_empty: bool = False
+) -> str:
+    where = f"{place}.{key}" if place else key
+    if key not in data:
+        raise ManifestError(source, where, "missing")
+    value = data[key]
+    if not isinstance(value, str):
+        raise ManifestError(source, where, f"expected a string, found {_kind(value)}")
+    if not value.strip() and not allow_empty:
+        raise ManifestError(source, where, "is empty")
+    return value
+
+
+def _optional_str(data: dict[str, Any], key: str, source: str, place: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        where = f"{place}.{key}" if place else key
+        raise ManifestError(source, where, f"expected a string, found {_kind(value)}")
+    return value
+
+
+def _required_url(data: dict[str, Any], key: str, source: str, place: str) -> str:
+    value = _required_str(data, key, source, place)
+    try:
+        parts = urlsplit(value)
+        absolute = parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        absolute = False
+    if not absolute or any(c.isspace() for c in value):
+        where = f"{place}.{key}" if place else key
+        raise ManifestError(source, where, f"{value!r} is not an absolute http(s) URL")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
+        type(value), "null" if value is None else "a number"
+    )

@@ -1,0 +1,1 @@
+"""Everything `get_page` needs: which URLs may be fetched, fetching, extraction, caching."""

@@ -1,0 +1,173 @@
+"""The five tools as plain functions: arguments checked here, JSON-ready dicts out.
+
+Nothing here knows about MCP or the command line: the server and the CLI both call these,
+and a failure is raised as a `PinaxError` whose code and message the caller turns into a
+result. Arguments arrive as a model or a shell sent them, so every one is checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from pinax.errors import FetchFailed, InvalidArgs, NotFound
+from pinax.library import Library, did_you_mean
+from pinax.manifest import Page
+from pinax.pages.reader import PageReader
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 50
+MAX_QUERY_LENGTH = 500
+DEFAULT_SECTION_LIMIT = 200
+MAX_SECTION_LIMIT = 1000
+MAX_URL_LENGTH = 4096
+
+
+class Tools:
+    """The tool implementations over one library (and a page reader for get_page)."""
+
+    def __init__(self, library: Library, reader: PageReader | None = None) -> None:
+        self.library = library
+        self.reader = reader
+
+    def list_docs(self) -> dict[str, Any]:
+        return {"docs": self.library.describe()}
+
+    def list_sections(self, docs: Any = None) -> dict[str, Any]:
+        name = _docs_name(docs)
+        if name is not None:
+            entry = self.library.get(name)
+            sections = [{"section": s, "pages": n} for s, n in entry.top_sections]
+            return {"docs": name, "sections": sections}
+        merged = [
+            {"docs": entry.name, "section": s, "pages": n}
+            for entry in self.library.all()
+            for s, n in entry.top_sections
+        ]
+        merged.sort(key=lambda item: -item["pages"])
+        return {"sections": merged}
+
+    def search_pages(
+        self, query: Any, limit: Any = DEFAULT_LIMIT, docs: Any = None
+    ) -> dict[str, Any]:
+        text = _text(query, "query", MAX_QUERY_LENGTH)
+        count = _bounded_int(limit, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
+        name = _docs_name(docs)
+        hits, corrections = self.library.search(text, count, name)
+        results = []
+        for hit in hits:
+            row = _page_row(hit.page)
+            row["score"] = hit.score
+            if name is None:
+                row["docs"] = hit.docs
+            results.append(row)
+        answer: dict[str, Any] = {"query": text, "results": results}
+        if corrections:
+            answer["did_you_mean"] = " ".join(corrections.get(w.lower(), w) for w in text.split())
+        return answer
+
+    def get_section_pages(
+        self, section: Any, docs: Any = None, limit: Any = None, offset: Any = 0
+    ) -> dict[str, Any]:
+        prefix = _section(section)
+        name = _docs_name(docs)
+        count = _bounded_int(limit, "limit", 1, MAX_SECTION_LIMIT, DEFAULT_SECTION_LIMIT)
+        start = _bounded_int(offset, "offset", 0, 10**9, 0)
+        selected = self.library.select(name)
+        rows = []
+        matched = set()
+        for entry in selected:
+            found, pages = entry.section_pages(prefix)
+            if pages:
+                matched.add(found)
+            for page in pages:
+                row = _page_row(page)
+                if name is None:
+                    row["docs"] = entry.name
+                rows.append(row)
+        if not rows:
+            folders = {f for entry in selected for f in entry.folders}
+            where = f" in {name}" if name else ""
+            raise NotFound(f"no section {prefix!r}{where}{did_you_mean(prefix, folders)}")
+        window = rows[start : start + count]
+        shown = matched.pop() if len(matched) == 1 else prefix
+        answer: dict[str, Any] = {"section": shown, "total": len(rows), "pages": window}
+        if name is not None:
+            answer = {"docs": name, **answer}
+        if start + count < len(rows):
+            answer["truncated"] = True
+            answer["next_offset"] = start + count
+        return answer
+
+    async def get_page(self, url: Any) -> dict[str, Any]:
+        text = _text(url, "url", MAX_URL_LENGTH)
+        if self.reader is None:
+            raise InvalidArgs("get_page is not available: no page reader is configured")
+        known = self.library.find_page(text)
+        try:
+            return await self.reader.read(text, title_hint=known[1].title if known else "")
+        except FetchFailed as exc:
+            if known is None and exc.status == 404:
+                similar = self.library.similar_urls(text)
+                hint = f" (did you mean {', '.join(similar)}?)" if similar else ""
+                raise NotFound(f"no page at {text}{hint}") from exc
+            raise
+        except InvalidArgs as exc:
+            similar = self.library.similar_urls(text)
+            if similar:
+                exc.message += f" (did you mean {', '.join(similar)}?)"
+            raise
+
+
+def _page_row(page: Page) -> dict[str, Any]:
+    return {"url": page.url, "title": page.title, "section": page.section}
+
+
+def _kind(value: Any) -> str:
+    return type(value).__name__ if value is not None else "null"
+
+
+def _text(value: Any, name: str, max_length: int) -> str:
+    if not isinstance(value, str):
+        raise InvalidArgs(f"{name} must be a string, got {_kind(value)}")
+    text = value.strip()
+    if not text:
+        raise InvalidArgs(f"{name} must not be empty")
+    if len(text) > max_length:
+        raise InvalidArgs(f"{name} is {len(text)} characters long; the limit is {max_length}")
+    if any((ord(c) < 32 and c not in "\t\n\r") or c == "\x7f" for c in text):
+        raise InvalidArgs(f"{name} contains control characters")
+    return text
+
+
+def _bounded_int(value: Any, name: str, low: int, high: int, default: int) -> int:
+    if value is None:
+        return default
+    number = value
+    is_digits = isinstance(value, str) and value.strip().lstrip("-").isdigit()
+    if is_digits or (isinstance(value, float) and value.is_integer()):
+        number = int(value)
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise InvalidArgs(f"{name} must be an integer, got {_kind(value)}")
+    if not low <= number <= high:
+        raise InvalidArgs(f"{name} must be between {low} and {high} (got {number})")
+    return number
+
+
+def _docs_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidArgs(f"docs must be a manifest name (a string), got {_kind(value)}")
+    return value.strip() or None
+
+
+def _section(value: Any) -> str:
+    text = _text(value, "section", MAX_URL_LENGTH)
+    if text.startswith(("http://", "https://")):
+        return urlsplit(text).path or "/"
+    if not text.startswith("/"):
+        raise InvalidArgs(
+            f"section must be a URL path starting with '/', e.g. '/api' (got {text!r})"
+        )
+    return text

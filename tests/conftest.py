@@ -1,0 +1,44 @@
+"""Shared fixtures: where the real data lies, and a real HTTP server on loopback."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.http_site import Site
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared")).resolve()
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared (or $PINAX_SHARED); skip the test, saying why, when absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"real data not found at {path} (set PINAX_SHARED to the shared folder)")
+    return path
+
+
+@pytest.fixture
+def shared() -> Path:
+    return shared_path()
+
+
+@pytest.fixture
+def manifests_dir() -> Path:
+    return shared_path("corpora", "manifests")
+
+
+@pytest.fixture
+def site() -> Iterator[Site]:
+    """A real HTTP server on 127.0.0.1 that serves whatever routes the test adds."""
+    with Site() as running:
+        yield running
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"

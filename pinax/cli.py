@@ -66,21 +66,14 @@ def setup_logging(level: str) -> None:
 
 def load_tools(docs: list[Path], cache_dir: Path | None = None, ttl: float | None = None) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
-    from pinax.library import Library
-    from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
-    from pinax.pages.policy import UrlPolicy, origin_of
-    from pinax.pages.reader import PageReader
     from pinax.tools import Tools
 
     if not docs:
         fail("give at least one manifest with --docs FILE")
     try:
-        library = Library.load(docs)
+        return Tools.open(docs, cache_dir, ttl)
     except PinaxError as exc:
         fail(exc.message)
-    policy = UrlPolicy(origin_of(url) for url in library.site_urls())
-    cache = PageCache(cache_dir or default_cache_dir(), DEFAULT_TTL if ttl is None else ttl)
-    return Tools(library, PageReader(policy, cache))
 
 
 @app.command()

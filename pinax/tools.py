@@ -7,12 +7,16 @@ result. Arguments arrive as a model or a shell sent them, so every one is checke
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.library import Library, did_you_mean
 from pinax.manifest import Page
+from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
+from pinax.pages.policy import UrlPolicy, origin_of
 from pinax.pages.reader import PageReader
 
 DEFAULT_LIMIT = 10
@@ -29,6 +33,19 @@ class Tools:
     def __init__(self, library: Library, reader: PageReader | None = None) -> None:
         self.library = library
         self.reader = reader
+
+    @classmethod
+    def open(
+        cls,
+        manifests: Iterable[str | Path],
+        cache_dir: Path | None = None,
+        ttl: float | None = None,
+    ) -> Tools:
+        """Load manifests and wire get_page to their sites, with a page cache in `cache_dir`."""
+        library = Library.load(manifests)
+        policy = UrlPolicy(origin_of(url) for url in library.site_urls())
+        cache = PageCache(cache_dir or default_cache_dir(), DEFAULT_TTL if ttl is None else ttl)
+        return cls(library, PageReader(policy, cache))
 
     def list_docs(self) -> dict[str, Any]:
         return {"docs": self.library.describe()}

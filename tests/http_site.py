@@ -59,7 +59,7 @@ class Site:
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            def do_GET(self) -> None:
                 request = Request(self.path, {k.lower(): v for k, v in self.headers.items()})
                 site.requests.append(request)
                 route = site.routes.get(self.path.split("?", 1)[0])
@@ -79,7 +79,7 @@ class Site:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:

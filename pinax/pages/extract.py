@@ -60,8 +60,9 @@ def decode_html(body: bytes, charset: str | None = None) -> str:
 def extract(html: str, url: str) -> Extracted:
     """The page's title and its main content as Markdown."""
     tree = LexborHTMLParser(html)
-    title = _title(tree)
     main = _main(tree)
+    title = _title(main) if main is not None else ""
+    title = title or _title(tree)
     if main is None:
         return Extracted(title, "")
     for selector in DROP_SELECTORS:
@@ -72,11 +73,11 @@ def extract(html: str, url: str) -> Extracted:
     return Extracted(title, _tidy(markdown))
 
 
-def _title(tree: LexborHTMLParser) -> str:
+def _title(tree: LexborHTMLParser | LexborNode) -> str:
     for selector in ("h1", "title"):
         node = tree.css_first(selector)
         if node is not None:
-            text = " ".join(node.text(deep=True).split()).rstrip("¶#").strip()
+            text = " ".join(node.text(deep=True).replace("\u200b", "").split()).rstrip("¶#").strip()
             if text:
                 return text
     return ""

@@ -1,0 +1,96 @@
+"""The `pinax` command as a user runs it: a real process, real manifests."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import shared_path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pinax(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pinax", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+
+
+def manifest(name: str) -> str:
+    return str(shared_path("corpora", "manifests", f"{name}.json"))
+
+
+def test_search_prints_a_table() -> None:
+    done = pinax(
+        "search", "--docs", manifest("react"), "use a ref to manipulate the dom", "-n", "3"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 6
+    assert (
+        lines[0].endswith("useRef")
+        and lines[1].strip() == "https://react.dev/reference/react/useRef"
+    )
+
+
+def test_search_json() -> None:
+    done = pinax(
+        "search", "--docs", manifest("react"), "--docs", manifest("django"), "--json", "forms"
+    )
+    answer = json.loads(done.stdout)
+    assert answer["query"] == "forms" and len(answer["results"]) == 10
+    assert {r["docs"] for r in answer["results"]} <= {"react", "django"}
+
+
+def test_batch_queries_from_stdin_in_order() -> None:
+    queries = ["useEffect", "", "  state management ", "x" * 600, "lazy loading"]
+    done = pinax(
+        "search", "--docs", manifest("react"), "--in", "react", stdin="\n".join(queries) + "\n"
+    )
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["query"] for r in rows] == [
+        "useEffect",
+        "state management",
+        "x" * 600,
+        "lazy loading",
+    ]
+    assert rows[0]["results"][0]["url"] == "https://react.dev/reference/react/useEffect"
+    assert rows[2]["error"]["code"] == "invalid_args"
+    assert all("results" in r for i, r in enumerate(rows) if i != 2)
+
+
+def test_bad_manifest_stops_with_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(
+        json.dumps(
+            {"pinax_manifest": 1, "name": "x", "url": "https://x.org", "pages": [{"title": "A"}]}
+        )
+    )
+    for command in (["search", "--docs", str(bad), "q"], ["serve", "--docs", str(bad)]):
+        done = pinax(*command)
+        assert done.returncode == 2
+        assert done.stderr == f"pinax: error: {bad}: pages[0].url: missing\n"
+        assert done.stdout == ""
+
+
+def test_duplicate_names_stop_start_up(tmp_path: Path) -> None:
+    copy = tmp_path / "react-copy.json"
+    copy.write_text(Path(manifest("react")).read_text())
+    done = pinax("serve", "--docs", manifest("react"), "--docs", str(copy))
+    assert done.returncode == 2
+    assert manifest("react") in done.stderr and str(copy) in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unknown_docs_name_is_a_clear_error() -> None:
+    done = pinax("search", "--docs", manifest("react"), "--in", "raect", "hooks")
+    assert done.returncode == 1
+    assert "did you mean 'react'?" in done.stderr

@@ -44,6 +44,8 @@ def inflate(data: bytes, limit: int, source: str, wbits: int = zlib.MAX_WBITS) -
         out += inflater.flush()
     except zlib.error as exc:
         raise InvalidArgs(f"{source}: corrupt compressed data ({exc})") from None
+    if not inflater.eof:
+        raise InvalidArgs(f"{source}: corrupt compressed data (truncated)")
     if len(out) > limit:
         raise InvalidArgs(f"{source}: inflates to more than {limit:,} bytes; refused")
     return out

@@ -1,5 +1,5 @@
-"""Build reports on stderr (rich): notes dimmed, warnings in yellow, a progress bar for any
-step that fetches more than a handful of URLs. Never stdout: it carries the manifest or the
+"""Build reports on stderr (rich): notes dimmed, warnings in yellow, a progress bar once a
+step has more than a handful of URLs to fetch. Never stdout: it carries the manifest or the
 MCP protocol."""
 
 from __future__ import annotations
@@ -34,30 +34,51 @@ class ConsoleReporter(Reporter):
 
     @contextmanager
     def progress(self, label: str, total: int | None) -> Iterator[Progress]:
-        if self.quiet or (total is not None and total <= HANDFUL):
+        if self.quiet:
             yield Progress(total)
             return
-        columns = (
+        bar = _Bar(label, total, self.console)
+        try:
+            yield bar
+        finally:
+            bar.stop()
+
+
+class _Bar(Progress):
+    """Drawn only once there is more than a handful to do (the total may grow: a crawl)."""
+
+    def __init__(self, label: str, total: int | None, console: Console) -> None:
+        super().__init__(total)
+        self.label = label
+        self.console = console
+        self.rich: RichProgress | None = None
+        self.task = 0
+        self._show_if_worth_it()
+
+    def advance(self, count: int = 1) -> None:
+        super().advance(count)
+        if self.rich is not None:
+            self.rich.advance(self.task, count)
+
+    def set_total(self, total: int | None) -> None:
+        super().set_total(total)
+        if self.rich is not None:
+            self.rich.update(self.task, total=total)
+        self._show_if_worth_it()
+
+    def stop(self) -> None:
+        if self.rich is not None:
+            self.rich.stop()
+
+    def _show_if_worth_it(self) -> None:
+        if self.rich is not None or (self.total is not None and self.total <= HANDFUL):
+            return
+        self.rich = RichProgress(
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            console=self.console,
         )
-        with RichProgress(*columns, console=self.console) as bar:
-            task = bar.add_task(label, total=total)
-            yield _Bar(bar, task, total)
-
-
-class _Bar(Progress):
-    def __init__(self, bar: RichProgress, task: int, total: int | None) -> None:
-        super().__init__(total)
-        self.bar = bar
-        self.task = task
-
-    def advance(self, count: int = 1) -> None:
-        super().advance(count)
-        self.bar.advance(self.task, count)
-
-    def set_total(self, total: int | None) -> None:
-        super().set_total(total)
-        self.bar.update(self.task, total=total)
+        self.task = self.rich.add_task(self.label, total=self.total, completed=self.done)
+        self.rich.start()

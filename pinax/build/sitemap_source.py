@@ -18,7 +18,7 @@ from . import languages
 from .content import gunzip_if_needed
 from .model import BuildOptions, Found
 from .net import SiteAccess
-from .report import Reporter
+from .report import Progress, Reporter
 from .sitemap import Entry, Sitemap, parse, resolve_loc
 from .urls import is_url, readable_title, site_base
 
@@ -49,6 +49,18 @@ class _Walk:
         self.other_hosts: Counter[str] = Counter()
 
     async def run(self, location: str, data: bytes | None, base: str | None) -> list[Entry]:
+        with self.reporter.progress("Reading sitemaps", 1) as progress:
+            entries = await self._walk(location, data, base, progress)
+        for host, count in sorted(self.other_hosts.items()):
+            self.reporter.warn(
+                f"skipped {count} sitemap entr{'y' if count == 1 else 'ies'} on {host}, another "
+                f"host than the site's; allow it with --allow-host {host}"
+            )
+        return entries
+
+    async def _walk(
+        self, location: str, data: bytes | None, base: str | None, progress: Progress
+    ) -> list[Entry]:
         entries: list[Entry] = []
         queue: deque[tuple[str, bytes | None, int]] = deque([(location, data, 0)])
         seen = {location}
@@ -68,6 +80,8 @@ class _Walk:
                     raise
                 self.reporter.warn(f"skipped a child sitemap: {exc.message}")
                 continue
+            finally:
+                progress.advance()
             folder = site_base(url) if is_url(url) else base
             if sitemap.kind == "sitemapindex":
                 if depth >= self.limits.max_sitemap_depth:
@@ -80,6 +94,7 @@ class _Walk:
                     if child.loc not in seen:
                         seen.add(child.loc)
                         queue.append((child.loc, None, depth + 1))
+                progress.set_total(min(len(seen), self.limits.max_sitemaps))
                 self.reporter.note(f"{url}: sitemap index of {len(sitemap.entries)} sitemaps")
             else:
                 entries.extend(self._resolved(sitemap.entries, folder))
@@ -88,11 +103,6 @@ class _Walk:
                     f"stopped reading sitemaps at {self.limits.max_locs:,} locations (the limit)"
                 )
                 break
-        for host, count in sorted(self.other_hosts.items()):
-            self.reporter.warn(
-                f"skipped {count} sitemap entr{'y' if count == 1 else 'ies'} on {host}, another "
-                f"host than the site's; allow it with --allow-host {host}"
-            )
         return entries
 
     async def _read_one(

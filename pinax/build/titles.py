@@ -82,7 +82,7 @@ async def _title(url: str, access: SiteAccess) -> str:
     response = await access.get(url, paced=True)
     if not (response.media_type in HTML_TYPES or looks_like_html(response.body)):
         raise _NoTitle("not HTML")
-    title = html.title(html.parse(response.body))
+    title = html.page_title(response.body, response.charset)
     if title is None:
         raise _NoTitle("without a title")
     return title

@@ -11,7 +11,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, Literal, NoReturn
 
 import typer
 
@@ -77,7 +77,7 @@ def load_tools(
     from pinax.tools import Tools
 
     if not docs:
-        fail("give at least one manifest with --docs FILE")
+        fail("give at least one manifest (or docs site URL) with --docs")
     try:
         library = Library.load([resolve_docs(arg, cache_dir) for arg in docs])
     except PinaxError as exc:
@@ -190,10 +190,10 @@ def build(
     ],
     output: Annotated[
         Path | None,
-        typer.Option("--output", "-o", help="Manifest file to write [default: stdout]."),
+        typer.Option("--output", "-o", help="Manifest file to write (default: stdout)."),
     ] = None,
     name: Annotated[
-        str | None, typer.Option("--name", help="Manifest name [default: from the host].")
+        str | None, typer.Option("--name", help="Manifest name (default: from the host).")
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Site title.")] = None,
     site_url: Annotated[
@@ -211,14 +211,15 @@ def build(
     max_pages: Annotated[
         int | None,
         typer.Option(
-            "--max-pages", min=1, help="At most this many pages [default: 50000; crawl: 1000]."
+            "--max-pages", min=1, help="At most this many pages (default: 50000; crawl: 1000)."
         ),
     ] = None,
     titles: Annotated[
-        str, typer.Option("--titles", help="slug: titles from URLs; fetch: from each page.")
+        Literal["slug", "fetch"],
+        typer.Option("--titles", help="slug: titles from URLs; fetch: from each page."),
     ] = "slug",
     lang: Annotated[
-        str | None, typer.Option("--lang", help="Sitemap language to keep [default: site's].")
+        str | None, typer.Option("--lang", help="Sitemap language to keep (default: the site's).")
     ] = None,
     allow_host: Annotated[
         list[str] | None,
@@ -255,8 +256,6 @@ def build(
     from pinax.build.publish import publish
     from pinax.manifest import dump
 
-    if titles not in ("slug", "fetch"):
-        fail(f"--titles must be 'slug' or 'fetch', not {titles!r}")
     if check and output is None:
         fail("--check compares with a manifest file: give it with -o FILE")
     options = BuildOptions(
@@ -266,7 +265,7 @@ def build(
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
         max_pages=max_pages,
-        titles=titles,  # type: ignore[arg-type]
+        titles=titles,
         lang=lang,
         allow_hosts=tuple(allow_host or ()),
         concurrency=concurrency,

@@ -14,8 +14,16 @@ _HTML_START = re.compile(
 )
 
 
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+
 def looks_like_html(body: bytes) -> bool:
     return bool(_HTML_START.match(body[:2048].lstrip(b"\xef\xbb\xbf")))
+
+
+def is_html(media_type: str, body: bytes) -> bool:
+    """An HTML page, by its declared type or, when that is missing or wrong, its first bytes."""
+    return media_type in HTML_TYPES or looks_like_html(body)
 
 
 def sniff(body: bytes) -> str:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pinax import manifest as manifest_io
 from pinax.errors import InvalidArgs
 from pinax.manifest import NAME_PATTERN, Manifest
 from pinax.pages.policy import Origin, origin_of
 
-from . import inventory, llms_source, llmstxt, sitemap, sitemap_source
-from .content import gunzip_if_needed, sniff
+from . import inventory, llms_source, llmstxt, local, sitemap_source
+from .content import sniff
 from .discover import discover
 from .model import BuildOptions, Found
 from .net import SiteAccess
@@ -52,7 +52,9 @@ async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manif
     if not pages:
         raise InvalidArgs(f"{found.location}: no pages to build a manifest from")
     site_title = None
-    if options.titles == "fetch" and not found.titled:
+    if options.titles == "fetch" and found.titled:
+        reporter.note(f"titles come from the {found.kind}; nothing to fetch for them")
+    elif options.titles == "fetch":
         pages, site_title = await fetch_titles(pages, access, options, reporter)
     name = options.name or default_name(base)
     if not NAME_PATTERN.match(name):
@@ -92,14 +94,14 @@ async def _from_url(
 async def _from_file(
     path: Path, options: BuildOptions, reporter: Reporter
 ) -> tuple[Found, str, SiteAccess]:
-    body = _read_file(path, options.limits.fetch.max_bytes)
+    body = local.read_file(path, options.limits.fetch.max_bytes)
     kind = sniff(body)
     location = str(path)
     if kind == "manifest":
         raise InvalidArgs(f"{path} is already a Pinax manifest (JSON); nothing to build")
     if kind == "html":
         raise InvalidArgs(f"{path} is an HTML page, not an llms.txt, sitemap or objects.inv")
-    site = options.site_url or _site_from_content(kind, body, location, options)
+    site = options.site_url or local.site_of(kind, body, location, options.limits)
     if site is None:
         raise InvalidArgs(
             f"{path}: cannot tell which site it describes (its links are relative); "
@@ -140,52 +142,3 @@ def _access(origins: set[Origin], options: BuildOptions) -> SiteAccess:
     for host in options.allow_hosts:
         origins |= origins_for_host(host)
     return SiteAccess(origins, options.limits.fetch, options.delay)
-
-
-def _read_file(path: Path, limit: int) -> bytes:
-    try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InvalidArgs(f"{path}: {size:,} bytes, over the {limit:,}-byte limit")
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InvalidArgs(f"{path}: no such file (and not an http(s) URL)") from None
-    except IsADirectoryError:
-        raise InvalidArgs(f"{path}: is a directory, not a published file") from None
-    except OSError as exc:
-        raise InvalidArgs(f"{path}: cannot read: {exc.strerror or exc}") from None
-
-
-def _site_from_content(kind: str, body: bytes, location: str, options: BuildOptions) -> str | None:
-    """The site a local file describes: the folder most of its absolute URLs share."""
-    if kind == "llms.txt":
-        urls = [link.url for link in llmstxt.parse(body.decode("utf-8", "replace"), "").links]
-    elif kind == "sitemap":
-        data = gunzip_if_needed(body, options.limits.max_inflated, location)
-        entries = sitemap.parse(data, location, options.limits.max_locs).entries
-        urls = [entry.loc for entry in entries if is_url(entry.loc)]
-    else:
-        return None
-    return common_base(urls)
-
-
-def common_base(urls: list[str]) -> str | None:
-    """The deepest folder shared by the URLs on the first URL's origin (an llms.txt lists
-    its own site first, then elsewhere: GitHub, a CDN...)."""
-    if not urls:
-        return None
-    origin = origin_of(urls[0])
-    on_origin = [url for url in urls if origin_of(url) == origin]
-    shared: list[str] | None = None
-    for url in on_origin:
-        folder = [s for s in urlsplit(site_base(url)).path.split("/") if s]
-        if shared is None:
-            shared = folder
-            continue
-        n = 0
-        while n < min(len(shared), len(folder)) and shared[n] == folder[n]:
-            n += 1
-        shared = shared[:n]
-    parts = urlsplit(on_origin[0])
-    path = "/" + "".join(segment + "/" for segment in shared or [])
-    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))

@@ -17,11 +17,10 @@ from pinax.errors import InvalidArgs, PinaxError
 from pinax.manifest import Page, parent_section
 
 from . import html
-from .content import looks_like_html
+from .content import is_html
 from .model import BuildOptions, Found
 from .net import ROBOTS_AGENT, SiteAccess
 from .report import Reporter
-from .titles import HTML_TYPES
 from .urls import clean, in_prefix, readable_title
 
 _NOT_PAGES = re.compile(
@@ -71,7 +70,7 @@ async def crawl(
             or len(titles) >= max_pages
         ):
             return
-        if not (response.media_type in HTML_TYPES or looks_like_html(response.body)):
+        if not is_html(response.media_type, response.body):
             return
         tree = html.parse(response.body)
         titles[final] = html.title(tree) or ""
@@ -119,7 +118,7 @@ async def crawl(
     ]
     reporter.note(f"crawled {len(seen)} URLs under {base}: {len(pages)} pages")
     if cut or len(titles) >= max_pages:
-        reporter.warn(f"the crawl stopped at {max_pages} pages (--max-pages); the site has more")
+        reporter.warn(f"the crawl stopped at {max_pages} pages (--max-pages); there may be more")
     if failures:
         reporter.warn(
             f"{len(failures)} URLs failed during the crawl (first: {failures[0].message})"

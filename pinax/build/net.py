@@ -18,7 +18,7 @@ from urllib.robotparser import RobotFileParser
 import httpx
 
 from pinax.errors import FetchFailed, InvalidArgs
-from pinax.pages.fetch import USER_AGENT, Fetcher, Limits, Response
+from pinax.pages.fetch import Fetcher, Limits, Response
 from pinax.pages.policy import Origin, UrlPolicy, origin_of
 
 from .urls import host_root
@@ -120,6 +120,3 @@ def _text(response: Response) -> str:
     if response.media_type.startswith("text/html") or response.body[:1] == b"<":
         return ""  # an HTML error page served as robots.txt: no rules
     return response.body.decode(response.charset or "utf-8", errors="replace")
-
-
-__all__ = ["ROBOTS_AGENT", "USER_AGENT", "SiteAccess"]

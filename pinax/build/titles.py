@@ -16,12 +16,10 @@ from pinax.errors import PinaxError
 from pinax.manifest import Page
 
 from . import html
-from .content import looks_like_html
+from .content import is_html
 from .model import BuildOptions
 from .net import SiteAccess
 from .report import Reporter
-
-HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 
 async def fetch_titles(
@@ -80,7 +78,7 @@ async def _title(url: str, access: SiteAccess) -> str:
     if not await access.may_crawl(url):
         raise _NoTitle("disallowed by robots.txt")
     response = await access.get(url, paced=True)
-    if not (response.media_type in HTML_TYPES or looks_like_html(response.body)):
+    if not is_html(response.media_type, response.body):
         raise _NoTitle("not HTML")
     title = html.page_title(response.body, response.charset)
     if title is None:

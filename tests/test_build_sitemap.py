@@ -106,11 +106,14 @@ def test_index_whose_child_lives_on_another_host() -> None:
         assert len(skipped) == 3 and all("404" in w for w in skipped)  # partly unreachable
 
 
-def test_plain_text_sitemap(site) -> None:
+def test_plain_text_sitemap(site, tmp_path) -> None:
     body = f"{site.url('/a/')}\n{site.url('/b/c')}\n".encode()
     manifest, _ = run_build(serve(site, "/sitemap.txt", body))
     assert urls(manifest) == [site.url("/a/"), site.url("/b/c")]
     assert [p.title for p in manifest.pages] == ["A", "C"]
+    local = tmp_path / "urls.txt"  # on disk, its kind is read from its first bytes
+    local.write_bytes(body)
+    assert run_build(local)[0] == manifest
 
 
 # --- bad input -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ _HTML_START = re.compile(
 )
 
 
+_URL_LINE = re.compile(r"^https?://\S+$")
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 
 
@@ -39,6 +40,9 @@ def sniff(body: bytes) -> str:
         return "html"
     if head.startswith(b"<"):
         return "sitemap"
+    lines = head.decode("utf-8", "replace").split()[:5]
+    if lines and all(_URL_LINE.match(line) for line in lines[:-1] or lines):
+        return "sitemap"  # the plain-text form: one URL per line
     return "llms.txt"
 
 

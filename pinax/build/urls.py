@@ -9,6 +9,7 @@ from pinax.pages.policy import Origin, origin_of
 
 _INDEX_FILE = re.compile(r"^index\.\w+$|^index$", re.I)
 _EXTENSION = re.compile(r"\.(html?|md|mdx|txt|php|aspx?)$", re.I)
+_FILE_NAME = re.compile(r"\.(html?|md|txt|xml|gz|inv|json|php|aspx?)$", re.I)  # not `/3.12`
 _HOSTED_PROJECTS = ("github.io", "gitlab.io", "pages.dev", "netlify.app", "vercel.app")
 _HOST_PREFIXES = ("www.", "docs.", "doc.", "developer.", "developers.", "dev.")
 
@@ -27,11 +28,11 @@ def clean(url: str) -> str:
 
 def site_base(url: str) -> str:
     """The folder URL a site or file URL stands for: `https://a.io/docs` -> `https://a.io/docs/`,
-    `https://a.io/docs/llms.txt` -> `https://a.io/docs/`."""
+    `https://a.io/docs/llms.txt` -> `https://a.io/docs/`, `https://a.io/3.12` -> `.../3.12/`."""
     parts = urlsplit(clean(url))
     path = parts.path
     last = path.rsplit("/", 1)[-1]
-    if "." in last:
+    if _FILE_NAME.search(last):
         path = path[: len(path) - len(last)]
     elif not path.endswith("/"):
         path += "/"

@@ -1,5 +1,5 @@
 """Sitemaps (sitemaps.org): `<urlset>` and `<sitemapindex>`, plain or gzip, plus the plain-text
-form (one URL per line). Parsing is pure and streaming (expat); no DTD or entity is accepted,
+form (one URL per line). Parsing is pure and event-driven (expat); no DTD or entity is accepted,
 so an entity bomb is refused before it expands.
 
 Locations are kept as written; `resolve_loc` makes them absolute. Real sitemaps carry

@@ -66,6 +66,10 @@ class Fetcher:
         self.limits = limits or Limits()
         self.user_agent = user_agent
 
+    def open_client(self) -> httpx.AsyncClient:
+        """A client to share across many `get` calls (connection reuse): `async with` it."""
+        return self._client()
+
     def _client(self) -> httpx.AsyncClient:
         limits = self.limits
         timeout = httpx.Timeout(
@@ -77,14 +81,24 @@ class Fetcher:
         # trust_env=False: a proxy from the environment would defeat the URL check.
         return httpx.AsyncClient(follow_redirects=False, timeout=timeout, trust_env=False)
 
-    async def get(self, url: str, headers: Mapping[str, str] | None = None) -> Response:
-        """GET `url` (already checked by the caller or not: it is checked again here)."""
+    async def get(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        client: httpx.AsyncClient | None = None,
+    ) -> Response:
+        """GET `url` (already checked by the caller or not: it is checked again here).
+
+        `client` (from `open_client`) reuses connections; every hop is still checked.
+        """
         self.check_url(url)
         request_headers = {"User-Agent": self.user_agent, **(headers or {})}
         try:
             with anyio.fail_after(self.limits.total_timeout):
-                async with self._client() as client:
+                if client is not None:
                     return await self._follow(client, url, request_headers)
+                async with self._client() as own:
+                    return await self._follow(own, url, request_headers)
         except TimeoutError:
             raise FetchFailed(
                 f"{url}: no complete answer within {self.limits.total_timeout:g} s"

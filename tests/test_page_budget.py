@@ -206,7 +206,7 @@ def test_a_section_over_the_budget_is_sliced_within_the_section(pages: Fixtures)
     assert "".join(r["markdown"] for r in results) == page["markdown"][release.start : release.end]
     assert results[0]["section"] == {"heading": release.title, "anchor": release.anchor}
     sub = [e["anchor"] for e in results[0]["outline"]]
-    assert sub == [h.anchor for h in doc.inside(release.start, release.end)[1:]]
+    assert sub == [doc.headings[i].anchor for i in doc.inside(release.start, release.end)[1:]]
     assert len(set(sub)) == len(sub)  # repeated headings ("Library") get -1, -2 anchors
     library = pages.get(name, section=next(a for a in sub if a.startswith("library-")))
     assert library["markdown"].startswith("### Library\n")

@@ -20,6 +20,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from pinax.errors import InvalidArgs, NotFound
@@ -145,9 +146,15 @@ class Document:
                     return heading
         return None
 
-    def inside(self, start: int, end: int) -> list[Heading]:
+    def inside(self, start: int, end: int) -> range:
+        """The numbers of the headings that start in [start, end)."""
         starts = self._heading_starts
-        return self.headings[bisect_left(starts, start) : bisect_left(starts, end)]
+        return range(bisect_left(starts, start), bisect_left(starts, end))
+
+    @cached_property
+    def entries(self) -> list[tuple[dict[str, Any], int]]:
+        """Each heading's outline entry and its size in bytes of JSON (with a comma)."""
+        return [(entry, _size(entry) + 1) for entry in (h.entry() for h in self.headings)]
 
     def last_heading_in(self, low: int, high: int) -> int | None:
         """The start of the last heading in (low, high]."""
@@ -185,7 +192,7 @@ def window(
     doc = document(markdown, content_hash)
     meta = {k: v for k, v in page.items() if k != "markdown"}
     meta["total_tokens"] = doc.tokens
-    inner: list[Heading] | None = None  # the outline's headings, on a first call only
+    inner: range | None = None  # the outline's headings, on a first call only
     if cursor is not None:
         start, end = decode_cursor(cursor, content_hash, len(markdown))
     elif section is not None:
@@ -195,10 +202,10 @@ def window(
             raise SectionNotFound(f"no section {section!r} on {page['url']}", choices)
         start, end = heading.start, heading.end
         meta["section"] = {"heading": heading.title, "anchor": heading.anchor}
-        inner = [h for h in doc.inside(start, end) if h is not heading]
+        inner = doc.inside(start + 1, end)  # below the section's own heading
     else:
         start, end = 0, len(markdown)
-        inner = doc.headings
+        inner = doc.inside(start, end)
     budget = max_tokens * TOKEN_BYTES
     if end - start <= budget:  # else it cannot fit: a character is at least one byte
         whole = {**meta, "truncated": False, "markdown": markdown[start:end]}
@@ -206,7 +213,8 @@ def window(
             return whole
     heads = [{**meta, "truncated": True}]
     if inner is not None:
-        entries, complete = _outline(inner, int(budget * OUTLINE_SHARE) - _size(heads[0]))
+        room = int(budget * OUTLINE_SHARE) - _size(heads[0])
+        entries, complete = _outline(doc, inner, room)
         outlined = {**heads[0], "outline": entries}
         if not complete:
             outlined["outline_truncated"] = True
@@ -272,23 +280,22 @@ def _size(data: Any) -> int:
     return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
-def _outline(headings: list[Heading], room: int) -> tuple[list[dict[str, Any]], bool]:
-    """The outline that fits in `room` bytes, and whether it lists every heading.
+def _outline(doc: Document, numbers: range, room: int) -> tuple[list[dict[str, Any]], bool]:
+    """The outline of headings `numbers` that fits in `room` bytes, and whether it is whole.
 
     Shallow headings first: every heading down to the deepest level that fits whole, then the
     next level's headings in page order while they fit.
     """
-    entries = [h.entry() for h in headings]
-    sizes = [_size(entry) + 1 for entry in entries]
-    by_level = sorted(range(len(headings)), key=lambda i: (headings[i].level, i))
+    levels = doc.headings
     kept: list[int] = []
     used = 0
-    for i in by_level:
-        if used + sizes[i] > room:
+    for i in sorted(numbers, key=lambda i: (levels[i].level, i)):
+        size = doc.entries[i][1]
+        if used + size > room:
             break
         kept.append(i)
-        used += sizes[i]
-    return [entries[i] for i in sorted(kept)], len(kept) == len(entries)
+        used += size
+    return [doc.entries[i][0] for i in sorted(kept)], len(kept) == len(numbers)
 
 
 def _cut(doc: Document, start: int, end: int, room: int) -> int:

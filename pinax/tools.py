@@ -187,7 +187,10 @@ class Tools:
     def _ttl(self, url: str, docs: Docs | None) -> float | None:
         """The freshness of a page: its manifest's TTL, if one was set."""
         if docs is None:
-            origin = origin_of(url)
+            try:
+                origin = origin_of(url)
+            except ValueError:  # not a URL: the page reader refuses it
+                return None
             docs = next(
                 (d for d in self.library.all() if origin_of(d.manifest.url) == origin), None
             )

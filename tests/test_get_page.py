@@ -114,6 +114,7 @@ def test_cache_survives_a_new_process_view(tmp_path: Path, site: Site) -> None:
     [
         "http://127.0.0.2:{port}/page",  # another host
         "http://127.0.0.1:1/page",  # another port
+        "http://127.0.0.1:99999/page",  # no port at all
         "https://127.0.0.1:{port}/page",  # another scheme
         "file:///etc/passwd",
         "ftp://127.0.0.1:{port}/page",

@@ -33,7 +33,7 @@ OUTLINE_SHARE = 0.5  # at most this part of the budget goes to the outline
 MIN_SLICE_BYTES = 200  # a slice smaller than this cannot make progress worth a call
 
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\n?$")
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _NOT_SLUG = re.compile(r"[^\w\- ]")

@@ -44,7 +44,13 @@ CacheDirOption = Annotated[
     ),
 ]
 TtlOption = Annotated[
-    float, typer.Option("--ttl", help="Seconds a cached page stays fresh.", min=0)
+    list[str] | None,
+    typer.Option(
+        "--ttl",
+        help="Seconds a cached page stays fresh (default: the manifest's ttl, else 86400); "
+        "NAME=SECONDS sets it for one manifest. Repeatable.",
+        show_default=False,
+    ),
 ]
 LogLevelOption = Annotated[
     str, typer.Option("--log-level", help="debug, info, warning or error (logs go to stderr).")
@@ -66,7 +72,7 @@ def setup_logging(level: str) -> None:
 
 
 def load_tools(
-    docs: list[str] | list[Path], cache_dir: Path | None = None, ttl: float | None = None
+    docs: list[str] | list[Path], cache_dir: Path | None = None, ttl: list[str] | None = None
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
     from pinax.build import resolve_docs
@@ -74,17 +80,47 @@ def load_tools(
 
     if not docs:
         fail("give at least one manifest (or docs site URL) with --docs")
+    default, per_docs = parse_ttls(ttl or [])
     try:
-        return Tools.open([resolve_docs(arg, cache_dir) for arg in docs], cache_dir, ttl)
+        paths = [resolve_docs(arg, cache_dir) for arg in docs]
+        return Tools.open(paths, cache_dir, default, per_docs)
     except PinaxError as exc:
         fail(exc.message)
+
+
+def parse_ttls(values: list[str]) -> tuple[float | None, dict[str, float]]:
+    """`--ttl SECONDS` (every manifest) and `--ttl NAME=SECONDS` (one manifest)."""
+    default: float | None = None
+    per_docs: dict[str, float] = {}
+    for value in values:
+        name, _, seconds = value.rpartition("=")
+        number = parse_duration(seconds, "--ttl")
+        if name:
+            per_docs[name.strip()] = number
+        else:
+            default = number
+    return default, per_docs
+
+
+def parse_duration(text: str, option: str) -> float:
+    """Seconds from `90`, `90s`, `15m`, `12h` or `7d`."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    value = text.strip().lower()
+    scale = units.get(value[-1:], 0)
+    try:
+        number = float(value[:-1] if scale else value) * (scale or 1)
+    except ValueError:
+        fail(f"{option}: {text!r} is not a duration (e.g. 3600, 90s, 15m, 12h, 7d)")
+    if not 0 <= number < float("inf"):
+        fail(f"{option}: {text!r} must be a duration of 0 or more")
+    return number
 
 
 @app.command()
 def serve(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
-    ttl: TtlOption = 24 * 3600,
+    ttl: TtlOption = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Run the MCP server on stdio."""
@@ -152,15 +188,25 @@ def page(
     url: Annotated[str, typer.Argument(help="The page URL (on a loaded manifest's site).")],
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
-    ttl: TtlOption = 24 * 3600,
+    ttl: TtlOption = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", help="Largest result in estimated tokens (default 8000)."),
+    ] = None,
+    section: Annotated[
+        str | None, typer.Option("--section", help="Only this section (heading or anchor).")
+    ] = None,
+    cursor: Annotated[
+        str | None, typer.Option("--cursor", help="Read on from a result's next_cursor.")
+    ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole result as JSON.")
     ] = False,
 ) -> None:
-    """Print a page as Markdown, as the get_page tool returns it."""
+    """Print a page as Markdown, as the get_page tool returns it (metadata on stderr)."""
     tools = load_tools(docs, cache_dir, ttl)
     try:
-        result = asyncio.run(tools.get_page(url))
+        result = asyncio.run(tools.get_page(url, max_tokens, section, cursor))
     except PinaxError as exc:
         fail(exc.message, 1)
     if as_json:
@@ -276,6 +322,52 @@ def build(
         fail(exc.message)
     if outcome.exit_code:
         raise typer.Exit(outcome.exit_code)
+
+
+cache_app = typer.Typer(help="Inspect or empty the page cache.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+def open_cache(cache_dir: Path | None) -> Any:
+    from pinax.pages.cache import PageCache, default_cache_dir
+
+    return PageCache(cache_dir or default_cache_dir())
+
+
+@cache_app.command("stats")
+def cache_stats(
+    cache_dir: CacheDirOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """How many pages the cache holds, how much disk they take, how old they are."""
+    try:
+        stats = open_cache(cache_dir).stats()
+    except PinaxError as exc:
+        fail(exc.message, 1)
+    if as_json:
+        typer.echo(json.dumps(stats, indent=2))
+        return
+    for key, value in stats.items():
+        typer.echo(f"{key.replace('_', ' ')}: {'-' if value is None else value}")
+
+
+@cache_app.command("clear")
+def cache_clear(
+    cache_dir: CacheDirOption = None,
+    older_than: Annotated[
+        str | None,
+        typer.Option(
+            "--older-than", help="Only pages stored longer ago than this (3600, 30m, 12h, 7d)."
+        ),
+    ] = None,
+) -> None:
+    """Remove cached pages (all of them, or those older than --older-than)."""
+    seconds = None if older_than is None else parse_duration(older_than, "--older-than")
+    try:
+        removed = open_cache(cache_dir).clear(seconds)
+    except PinaxError as exc:
+        fail(exc.message, 1)
+    typer.echo(f"removed {removed} cached page{'' if removed == 1 else 's'}")
 
 
 def version_callback(value: bool) -> None:

@@ -22,7 +22,15 @@ from pydantic import WithJsonSchema
 
 from pinax import __version__
 from pinax.errors import error_result
-from pinax.tools import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, Tools
+from pinax.pages.budget import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from pinax.tools import (
+    DEFAULT_LIMIT,
+    MAX_CURSOR_LENGTH,
+    MAX_HEADING_LENGTH,
+    MAX_LIMIT,
+    MAX_QUERY_LENGTH,
+    Tools,
+)
 
 log = logging.getLogger("pinax.server")
 
@@ -69,6 +77,28 @@ SectionArg = _arg(
     }
 )
 UrlArg = _arg({"type": "string", "description": "Page URL from search_pages or get_section_pages"})
+MaxTokensArg = _arg(
+    {
+        "type": "integer",
+        "minimum": MIN_MAX_TOKENS,
+        "maximum": MAX_MAX_TOKENS,
+        "description": f"Largest result, in estimated tokens (default {DEFAULT_MAX_TOKENS})",
+    }
+)
+HeadingArg = _arg(
+    {
+        "type": "string",
+        "maxLength": MAX_HEADING_LENGTH,
+        "description": "Return only this section: a heading's text or anchor from the outline",
+    }
+)
+CursorArg = _arg(
+    {
+        "type": "string",
+        "maxLength": MAX_CURSOR_LENGTH,
+        "description": "next_cursor from the previous get_page result, to read on",
+    }
+)
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 READS_WEB = ToolAnnotations(read_only_hint=True, open_world_hint=True)
 
@@ -155,9 +185,17 @@ def create_server(tools: Tools, warm: bool = True) -> MCPServer:
         return _call("get_section_pages", tools.get_section_pages, section, docs)
 
     @mcp.tool(title="Read a page", annotations=READS_WEB)
-    async def get_page(url: UrlArg) -> Result:
-        """Fetch a documentation page live (through a cache) as clean Markdown, with its final
-        url, title, source (markdown or html) and fetch time. Only pages of loaded docs."""
-        return await _acall("get_page", tools.get_page, url)
+    async def get_page(
+        url: UrlArg,
+        max_tokens: MaxTokensArg = None,
+        section: HeadingArg = None,
+        cursor: CursorArg = None,
+    ) -> Result:
+        """Read a documentation page live (through a cache) as Markdown, with its final url,
+        title, source, fetch time and content hash. A page over max_tokens comes back as its
+        outline (headings with anchors and token counts) and its first part, with
+        truncated: true and a next_cursor; pass section (a heading or anchor) or cursor to read
+        on. Only pages of loaded docs."""
+        return await _acall("get_page", tools.get_page, url, max_tokens, section, cursor)
 
     return mcp

@@ -33,6 +33,7 @@ DROP_SELECTORS = (
     "a.headerlink, a.hash-link, a.header-anchor, a.anchor-heading, a.td-heading-self-link",
 )
 _LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
+_REFRESH_URL = re.compile(r"""url\s*=\s*['"]?([^'"\s]+)""", re.IGNORECASE)
 _BLANK_LINES = re.compile(r"\n{3,}")
 _CHARSET_META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.IGNORECASE)
 
@@ -41,6 +42,12 @@ _CHARSET_META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.IGN
 class Extracted:
     title: str
     markdown: str
+    refresh_url: str | None = None  # absolute meta-refresh target of a redirect stub
+    markdown_alternate: str | None = (
+        None  # absolute href of <link rel=alternate type=text/markdown>
+    )
+    js_shell: bool = False  # renders in the browser: almost no main text, but scripts
+    word_count: int = 0
 
 
 def decode_html(body: bytes, charset: str | None = None) -> str:
@@ -60,17 +67,37 @@ def decode_html(body: bytes, charset: str | None = None) -> str:
 def extract(html: str, url: str) -> Extracted:
     """The page's title and its main content as Markdown."""
     tree = LexborHTMLParser(html)
+    alternate = tree.css_first('link[rel~=alternate][type="text/markdown"][href]')
+    has_scripts = tree.css_first("script") is not None
+    refresh = _refresh_target(tree)
     main = _main(tree)
     title = _title(main) if main is not None else ""
     title = title or _title(tree)
-    if main is None:
-        return Extracted(title, "")
-    for selector in DROP_SELECTORS:
-        for node in main.css(selector):
-            node.decompose()
-    _absolutize(main, url)
-    markdown = _Converter(heading_style="ATX", bullets="-").convert(main.html or "")
-    return Extracted(title, _tidy(markdown))
+    markdown = ""
+    if main is not None:
+        for selector in DROP_SELECTORS:
+            for node in main.css(selector):
+                node.decompose()
+        _absolutize(main, url)
+        markdown = _tidy(_Converter(heading_style="ATX", bullets="-").convert(main.html or ""))
+    words = len(markdown.split())
+    return Extracted(
+        title,
+        markdown,
+        refresh_url=urljoin(url, refresh) if refresh and words < 50 else None,
+        markdown_alternate=urljoin(url, alternate.attributes["href"] or "") if alternate else None,
+        js_shell=words < 20 and has_scripts and not refresh,
+        word_count=words,
+    )
+
+
+def _refresh_target(tree: LexborHTMLParser) -> str | None:
+    for node in tree.css("meta[http-equiv][content]"):
+        if (node.attributes.get("http-equiv") or "").lower() == "refresh":
+            match = _REFRESH_URL.search(node.attributes.get("content") or "")
+            if match:
+                return match.group(1).strip()
+    return None
 
 
 def _title(tree: LexborHTMLParser | LexborNode) -> str:

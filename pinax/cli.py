@@ -109,21 +109,21 @@ def serve(
         ),
     ] = None,
     allow_host: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--allow-host",
             help="Another Host header to accept over HTTP, e.g. docs.example.com (repeatable).",
             show_default=False,
         ),
-    ] = [],  # noqa: B006 (typer reads the default; it is never mutated)
+    ] = None,
     allow_origin: Annotated[
-        list[str],
+        list[str] | None,
         typer.Option(
             "--allow-origin",
             help="Another browser Origin to accept, e.g. https://app.example.com (repeatable).",
             show_default=False,
         ),
-    ] = [],  # noqa: B006
+    ] = None,
     watch: Annotated[
         bool,
         typer.Option(
@@ -140,7 +140,7 @@ def serve(
     setup_logging(log_level)
     from pinax.http_app import HttpSettings
 
-    settings = HttpSettings(host, port, token or None, allow_host, allow_origin)
+    settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
     if http and (problem := settings.problem()):
         fail(problem)
     if docs and (watch or any(path.is_dir() for path in docs)):

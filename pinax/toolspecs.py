@@ -44,7 +44,7 @@ class ToolSpec:
     title: str
     description: str
     args: tuple[Arg, ...]
-    output: Schema  # JSON schema of a successful result (extra fields allowed)
+    output: Schema  # JSON schema of a successful result; undeclared fields validate too
     open_world: bool = False  # reaches outside the loaded manifests (the live web)
 
     def accepted(self, implementation: Callable[..., Any]) -> tuple[Arg, ...]:
@@ -104,11 +104,6 @@ def _object(description: str, required: tuple[str, ...] = (), **properties: Sche
 
 def _list(description: str, items: Schema) -> Schema:
     return {"type": "array", "description": description, "items": items}
-
-
-def _field(description: str) -> Schema:
-    """A result field added by newer code: described, its type left to the implementation."""
-    return {"description": description}
 
 
 DOCS = Arg(
@@ -252,13 +247,9 @@ SEARCH_PAGES = ToolSpec(
                     "description": "Relevance, comparable across documentation sets",
                 },
                 docs=DOCS_OF_ROW,
-                confidence=_field("How sure the match is"),
             ),
         ),
-        did_you_mean=_field("The query with misspelt words corrected, when any were"),
-        strategy=_field("How the results were found"),
-        latency_ms=_field("Search time in milliseconds"),
-        pages_searched=_field("How many pages were searched"),
+        did_you_mean=_string("The query with misspelt words corrected, when any were"),
     ),
 )
 
@@ -357,14 +348,6 @@ GET_PAGE = ToolSpec(
         cached={"type": "boolean", "description": "True when served from the cache"},
         fetched_at=_string("When the page was fetched (ISO 8601)"),
         markdown=_string("The page content as Markdown"),
-        cache=_field("Cache outcome: hit, revalidated, miss or stale"),
-        stale=_field("True when the site could not be reached and an old copy is served"),
-        age=_field("Age of the cached copy"),
-        content_hash=_field("Hash of the content, to notice changes"),
-        truncated=_field("True when the page was cut to max_tokens"),
-        total_tokens=_field("Size of the whole page in tokens"),
-        outline=_field("The page's headings"),
-        next_cursor=_field("Pass as cursor to read on"),
     ),
     open_world=True,
 )

@@ -180,7 +180,9 @@ async def test_resources(client: Client) -> None:
     )
     assert names.completion.values == ["django"]
     paths = await client.complete(
-        ResourceTemplateReference(type="ref/resource", uri="pinax://docs/{name}/section{?path}"),
+        ResourceTemplateReference(
+            type="ref/resource", uri="pinax://docs/{name}/section{?path,offset}"
+        ),
         {"name": "path", "value": "/en/dev/t"},
         context_arguments={"name": "django"},
     )

@@ -32,7 +32,6 @@ await client.connect(transportFor(plan));
 
 const report = {
   server: client.getServerVersion(),
-  protocol: client.transport?.protocolVersion ?? null,
   capabilities: client.getServerCapabilities(),
   instructions: client.getInstructions(),
   tools: [],

@@ -1,4 +1,5 @@
-"""The MCP binding: the tools of `tools.py` as declared in `toolspecs.py`, plus resources.
+"""The MCP binding: the tools of `tools.py` as declared in `toolspecs.py` (resources.py adds
+the resources).
 
 Each tool takes its arguments loosely (aliases resolved, then checked by `tools.py`), so a bad
 argument comes back as the same `invalid_args` result the CLI prints. A result carries
@@ -24,26 +25,19 @@ from typing import Any
 
 import anyio
 from mcp.server.lowlevel import NotificationOptions
-from mcp.server.mcpserver import Context, MCPServer, ResourceSecurity
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged
-from mcp.types import (
-    CallToolResult,
-    Completion,
-    Resource,
-    ResourceTemplateReference,
-    TextContent,
-    ToolAnnotations,
-)
+from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict
 
 from pinax import __version__
-from pinax.errors import InvalidArgs, NotFound, PinaxError, error_result
+from pinax.errors import PinaxError, error_result
 from pinax.reload import LiveTools
 from pinax.render import render
+from pinax.resources import add_resources, docs_resources
 from pinax.tools import Tools
 from pinax.toolspecs import SPECS, ToolSpec, bind, input_schema
 
@@ -55,8 +49,6 @@ INSTRUCTIONS = (
     "then read one with get_page(url) before relying on an API; errors say how to recover."
 )
 PROGRESS_EVERY = 1.0  # seconds between progress notifications of a slow call
-DOCS_URI = "pinax://docs"
-MARKDOWN = "text/markdown"
 
 
 class _AnyArguments(ArgModelBase):
@@ -79,7 +71,7 @@ def _success(tool: str, data: dict[str, Any]) -> CallToolResult:
 def _failure(tool: str, exc: Exception) -> CallToolResult:
     error = error_result(exc)
     if not isinstance(exc, PinaxError):
-        log.exception("%s failed unexpectedly", tool)
+        log.error("%s failed unexpectedly", tool, exc_info=exc)
     text = json.dumps(error, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=_text(text), is_error=True)
 
@@ -134,17 +126,7 @@ class PinaxServer(MCPServer):
         return self._current().list_docs()["docs"]
 
     async def list_resources(self) -> list[Resource]:
-        per_docs = [
-            Resource(
-                uri=f"{DOCS_URI}/{d['name']}",
-                name=d["name"],
-                title=d["title"],
-                description=f"{d['title']} ({d['url']}): {d['pages']} pages, by section",
-                mime_type=MARKDOWN,
-            )
-            for d in self.loaded_docs()
-        ]
-        return [*await super().list_resources(), *per_docs]
+        return [*await super().list_resources(), *docs_resources(self.loaded_docs())]
 
 
 def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
@@ -179,7 +161,7 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
         middleware=[announcer.track],
     )
     _advertise_list_changed(mcp, resources=live is not None)
-    _add_resources(mcp, current)
+    add_resources(mcp, current)
     return mcp
 
 
@@ -258,92 +240,3 @@ def _advertise_list_changed(mcp: MCPServer, resources: bool) -> None:
         return original(notification_options or options, *args, **kw)
 
     low.create_initialization_options = with_notifications  # type: ignore[method-assign]
-
-
-def _resource(read: Callable[[], str]) -> str:
-    """Run a resource read, turning Pinax errors into MCP resource errors."""
-    try:
-        return read()
-    except (NotFound, InvalidArgs) as exc:
-        raise ResourceNotFoundError(exc.message) from exc
-    except PinaxError as exc:
-        raise ResourceError(exc.message) from exc
-
-
-def _add_resources(mcp: MCPServer, current: Callable[[], Tools]) -> None:
-    """`pinax://docs`, one resource per manifest, and page listings as templates."""
-    free_text = ResourceSecurity(exempt_params={"path", "q"})  # not file paths, never used so
-
-    @mcp.resource(
-        f"{DOCS_URI}/{{name}}/section{{?path,offset}}",
-        name="docs-section",
-        title="Pages of a section",
-        description="The pages under a URL path prefix, e.g. pinax://docs/react/section?path=/learn",
-        mime_type=MARKDOWN,
-        security=free_text,
-    )
-    def section_resource(name: str, path: str = "/", offset: str = "0") -> str:
-        return _resource(
-            lambda: render(
-                "get_section_pages",
-                current().get_section_pages(path or "/", docs=name, offset=offset or 0),
-            )
-        )
-
-    @mcp.resource(
-        f"{DOCS_URI}/{{name}}/search{{?q}}",
-        name="docs-search",
-        title="Search a documentation set",
-        description="Pages matching a query, e.g. pinax://docs/react/search?q=useEffect",
-        mime_type=MARKDOWN,
-        security=free_text,
-    )
-    def search_resource(name: str, q: str = "") -> str:
-        return _resource(lambda: render("search_pages", current().search_pages(q, docs=name)))
-
-    @mcp.resource(
-        f"{DOCS_URI}/{{name}}",
-        name="docs",
-        title="A documentation set",
-        description="One documentation set: its site, page count and top-level sections",
-        mime_type=MARKDOWN,
-    )
-    def docs_resource(name: str) -> str:
-        def overview() -> str:
-            tools = current()
-            sections = tools.list_sections(name)  # not_found for an unknown name
-            entry = next(d for d in tools.list_docs()["docs"] if d["name"] == name)
-            head = f"# {entry['title']} ({name})\n{entry['url']}: {entry['pages']} pages"
-            hint = f"List a section's pages: {DOCS_URI}/{name}/section?path=<section>"
-            return f"{head}\n\n{render('list_sections', sections)}\n\n{hint}"
-
-        return _resource(overview)
-
-    @mcp.resource(
-        DOCS_URI,
-        name="docs-index",
-        title="Documentation sets",
-        description="The loaded documentation sets; each is also pinax://docs/<name>",
-        mime_type=MARKDOWN,
-    )
-    def index_resource() -> str:
-        return render("list_docs", current().list_docs())
-
-    @mcp.completion()
-    async def complete(ref: Any, argument: Any, context: Any) -> Completion | None:
-        if not isinstance(ref, ResourceTemplateReference):
-            return None
-        tools = current()
-        if argument.name == "name":
-            choices = [d["name"] for d in tools.list_docs()["docs"]]
-        elif argument.name == "path":
-            chosen = (context.arguments or {}).get("name") if context else None
-            try:
-                sections = tools.list_sections(chosen)["sections"]
-            except PinaxError:
-                return None
-            choices = sorted({s["section"] for s in sections})
-        else:
-            return None
-        found = [c for c in choices if c.startswith(argument.value)]
-        return Completion(values=found[:100], total=len(found), has_more=len(found) > 100)

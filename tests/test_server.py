@@ -152,6 +152,18 @@ async def test_errors_are_text_only_results(client: Client) -> None:
     assert bounds["code"] == "invalid_args" and "between 1 and 50" in bounds["message"]
 
 
+async def test_a_bug_is_an_internal_error_result(
+    client: Client, tools: Tools, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken() -> dict:
+        raise KeyError("secret detail")
+
+    monkeypatch.setattr(tools, "list_docs", broken)
+    error = error_of(await client.call_tool("list_docs", {}))
+    assert error == {"code": "internal", "message": "internal error (KeyError); see the server log"}
+    assert "list_docs failed unexpectedly" in caplog.text and "secret detail" in caplog.text
+
+
 async def test_resources(client: Client) -> None:
     uris = [str(r.uri) for r in (await client.list_resources()).resources]
     assert uris == ["pinax://docs", "pinax://docs/react", "pinax://docs/django"]

@@ -15,10 +15,7 @@ Row = dict[str, Any]
 
 
 def render(tool: str, data: Row) -> str:
-    renderer = RENDERERS.get(tool)
-    if renderer is None:
-        return _extras(data, ())
-    return renderer(data)
+    return RENDERERS[tool](data)
 
 
 def _value(value: Any) -> str:

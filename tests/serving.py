@@ -75,7 +75,7 @@ def served_http(*args: str, env: dict[str, str] | None = None) -> Iterator[Serve
 
     threading.Thread(target=collect, daemon=True).start()
     try:
-        if not ready.wait(30) or not served.url:
+        if not ready.wait(60) or not served.url:
             raise RuntimeError(f"pinax serve --http did not start:\n{served.log_text()}")
         _wait_healthy(served.base)
         yield served
@@ -91,7 +91,7 @@ def served_http(*args: str, env: dict[str, str] | None = None) -> Iterator[Serve
 def _wait_healthy(base: str) -> None:
     import httpx
 
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while True:
         try:
             if httpx.get(f"{base}/health", timeout=2).status_code == 200:

@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -23,6 +24,7 @@ from itertools import cycle
 from pathlib import Path
 
 import anyio
+import httpx
 from mcp import Client, StdioServerParameters
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -107,8 +109,18 @@ def start_http(docs: list[Path]) -> tuple[subprocess.Popen[str], str]:
     assert process.stderr is not None
     for line in process.stderr:
         if "serving MCP at " in line:
-            return process, line.split("serving MCP at ", 1)[1].split()[0]
-    raise RuntimeError("pinax serve --http did not start")
+            url = line.split("serving MCP at ", 1)[1].split()[0]
+            break
+    else:
+        raise RuntimeError("pinax serve --http did not start")
+    threading.Thread(target=process.stderr.read, daemon=True).start()  # keep the pipe drained
+    for _ in range(600):  # the socket is bound before the server listens: wait for /health
+        try:
+            if httpx.get(url.removesuffix("/mcp") + "/health").status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} never answered /health")
 
 
 def baseline(docs: list[Path], texts: list[str], seconds: float) -> str:

@@ -7,6 +7,7 @@ Heavy imports (the MCP SDK, HTML extraction) happen inside the commands that nee
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -30,8 +31,8 @@ DocsOption = Annotated[
     typer.Option(
         "--docs",
         "-d",
-        help="A manifest file (JSON), or a docs site URL / llms.txt / sitemap / objects.inv "
-        "to build one from (cached). Repeat for several docs sets.",
+        help="A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / "
+        "sitemap / objects.inv to build one from (cached). Repeat for several docs sets.",
         show_default=False,
     ),
 ]
@@ -69,21 +70,32 @@ def setup_logging(level: str) -> None:
     logging.basicConfig(
         level=numeric, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # The SDK's info lines carry session ids; below debug, only Pinax's own lines (tool name,
+    # outcome, time) and warnings are logged.
+    if numeric > logging.DEBUG:
+        logging.getLogger("mcp").setLevel(max(numeric, logging.WARNING))
+
+
+def open_tools(docs: list[str], cache_dir: Path | None = None, ttl: list[str] | None = None) -> Any:
+    """Load the manifests (a folder stands for its *.json files; a site URL or published file
+    is built into the cache first) and wire the tools."""
+    from pinax.build import resolve_docs
+    from pinax.reload import manifest_files
+    from pinax.tools import Tools
+
+    default, per_docs = parse_ttls(ttl or [])
+    paths = manifest_files([resolve_docs(arg, cache_dir) for arg in docs])
+    return Tools.open(paths, cache_dir, default, per_docs)
 
 
 def load_tools(
     docs: list[str] | list[Path], cache_dir: Path | None = None, ttl: list[str] | None = None
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
-    from pinax.build import resolve_docs
-    from pinax.tools import Tools
-
     if not docs:
         fail("give at least one manifest (or docs site URL) with --docs")
-    default, per_docs = parse_ttls(ttl or [])
     try:
-        paths = [resolve_docs(arg, cache_dir) for arg in docs]
-        return Tools.open(paths, cache_dir, default, per_docs)
+        return open_tools(docs, cache_dir, ttl)
     except PinaxError as exc:
         fail(exc.message)
 
@@ -121,14 +133,92 @@ def serve(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")
+    ] = False,
+    host: Annotated[
+        str, typer.Option("--host", help="HTTP address; beyond loopback a token is required.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 8765,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="PINAX_TOKEN",
+            help="Bearer token HTTP clients must send (prefer the PINAX_TOKEN variable).",
+            show_default=False,
+        ),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="Another Host header to accept over HTTP, e.g. docs.example.com (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            help="Another browser Origin to accept, e.g. https://app.example.com (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch", help="Reload manifests when their files change (on with a folder)."
+        ),
+    ] = False,
+    watch_interval: Annotated[
+        float,
+        typer.Option("--watch-interval", help="Seconds between checks for changes.", min=0.05),
+    ] = 1.0,
     log_level: LogLevelOption = "warning",
 ) -> None:
-    """Run the MCP server on stdio."""
+    """Run the MCP server: stdio by default, or streamable HTTP with --http."""
     setup_logging(log_level)
-    tools = load_tools(docs, cache_dir, ttl)
+    from pinax.http_app import HttpSettings
+
+    settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
+    if http and (problem := settings.problem()):
+        fail(problem)
+    if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
+        from pinax.reload import LiveTools
+
+        try:
+            watched = [Path(arg) for arg in docs]
+            tools: Any = LiveTools(
+                lambda: open_tools(docs, cache_dir, ttl), watched, watch_interval
+            )
+        except PinaxError as exc:
+            fail(exc.message)
+    else:
+        tools = load_tools(docs, cache_dir, ttl)
     from pinax.server import create_server
 
-    create_server(tools).run()
+    server = create_server(tools)
+    if not http:
+        server.run()
+        return
+    serve_http(server, settings, log_level)
+
+
+def serve_http(server: Any, settings: Any, log_level: str) -> None:
+    import anyio
+
+    from pinax import http_app
+
+    try:
+        sock = http_app.bind(settings.host, settings.port)
+    except OSError as exc:
+        fail(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
+    app = http_app.build_app(server, settings, lambda: len(server.loaded_docs()))
+    typer.echo(f"pinax: serving MCP at {http_app.url_of(sock)} (health: /health)", err=True)
+    typer.echo(f"pinax: {http_app.describe(settings)}", err=True)
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn has shut down cleanly by then
+        anyio.run(http_app.serve, app, sock, log_level)
 
 
 @app.command()

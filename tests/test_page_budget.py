@@ -286,8 +286,9 @@ def test_the_mcp_tool_takes_the_budget_arguments(tmp_path: Path, site: Site) -> 
             assert {"section", "cursor"} <= set(properties)
             first = await client.call_tool("get_page", {"url": url, "max_tokens": 1500})
             text = first.content[0].text
-            assert estimate_tokens(text) <= 1500 and json.loads(text) == first.structured_content
             page = first.structured_content
+            assert estimate_tokens(text) <= 1500 and page["markdown"] in text
+            assert page["outline"][0]["anchor"] in text and page["next_cursor"] in text
             assert page["truncated"] and page["outline"]
             anchor = page["outline"][-1]["anchor"]
             later = await client.call_tool("get_page", {"url": url, "section": anchor})

@@ -1,0 +1,630 @@
+"""Extraction quality: the metrics of ../shared/fixtures/README.md and the WCXB word F1.
+
+One implementation for the benchmark (bench/bench_extract.py) and the regression test
+(tests/test_extract_quality.py). The same functions score Pinax and the naive baselines.
+
+Fixture metrics (one page = rendered HTML + the author's source):
+- word F1: multiset F1 of the output's words against the source's words plus the title's.
+- fenced-code recall: share of the source's code blocks found in the output, a block counting
+  when one fenced block of the output holds at least 90% of its non-blank lines.
+- code-language recall: of the found blocks whose source declares a language, the share whose
+  output fence names the same language (aliases such as py/python, sh/bash count as equal).
+- heading recall: share of the source's headings (plus the front-matter title, where the page
+  takes its H1 from there) that appear, same words, as a Markdown heading of the output.
+- boilerplate leak: share of the output's words that never occur in the source or title.
+
+Interpretations (documented because the README leaves them open):
+- Words are lowercase runs of letters, digits and underscore (as WCXB), with leading and
+  trailing underscores stripped, so `__init__` and Markdown `_emphasis_` score alike.
+- Source and output are both reduced to plain text the same way before counting: link and
+  image targets, fence lines, HTML tags and comments, attribute lists (`{ #id }`, `{: .note }`),
+  reference-link definitions, abbreviation definitions, template tags (Liquid, Hugo shortcodes,
+  MDX import/export) are dropped; link text, image alt text and code are kept. Admonition,
+  tab and container markers keep their title (or their type word when untitled).
+- reStructuredText: directive names, options, role names, targets, comments and substitution
+  definitions are dropped; directive arguments and role contents are kept.
+- Code lines are compared whitespace-collapsed, after stripping leading `>`, `#`, `~` and
+  spaces (blockquote prefixes, shell prompts, hidden-line markers), on both sides alike.
+  Known rendering transforms (mkdocs-material annotation markers `(1)!`, VitePress
+  `[!code ...]` comments, Hugo `{{</* x */>}}` escapes) are undone in the source.
+- Source blocks that are only include directives (`--8<--`, `{{#include}}`, `<<< @/`, ...)
+  are not comparable and are left out, as are blocks with no non-blank line.
+- Caveats the fixtures README lists (generated content, unexpanded includes) are left in:
+  they cap every method equally.
+
+WCXB (documentation pages): word-level precision, recall and F1 exactly as the benchmark's
+evaluate.py (lowercase `\\w+` multiset) on the output reduced to plain text; `with`/`without`
+snippets are looked up case-insensitively in that plain text with whitespace collapsed on
+both sides (Markdown syntax would otherwise split a snippet), averaged per page.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# ---------------------------------------------------------------- words and plain text
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """Lowercase word tokens; leading/trailing underscores stripped (see module docstring)."""
+    out = []
+    for token in _WORD.findall(text.lower()):
+        token = token.strip("_")
+        if token:
+            out.append(token)
+    return out
+
+
+def wcxb_words(text: str) -> list[str]:
+    """WCXB's own tokenizer: lowercase `\\w+` runs."""
+    return _WORD.findall(text.lower())
+
+
+def prf(predicted: list[str], reference: list[str]) -> tuple[float, float, float]:
+    """Multiset precision, recall, F1 (WCXB's word_f1)."""
+    if not reference:
+        return (1.0, 1.0, 1.0) if not predicted else (0.0, 0.0, 0.0)
+    if not predicted:
+        return 0.0, 0.0, 0.0
+    overlap = sum((Counter(predicted) & Counter(reference)).values())
+    p, r = overlap / len(predicted), overlap / len(reference)
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+_FENCE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_FOOTNOTE_REF = re.compile(r"\[\^[^\]]+\]:?")
+_REF_DEF = re.compile(r"^\s*\[[^\]^]+\]:\s+\S+.*$", re.M)
+_ABBR_DEF = re.compile(r"^\s*\*\[[^\]]+\]:.*$", re.M)
+_AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?/?>")
+_ATTR_LIST = re.compile(r"\{:?\s*[#.:][^{}\n]*\}|\{:\s*[^{}\n]*\}")
+_TEMPLATE = re.compile(r"\{\{[<%].*?[%>]\}\}|\{%.*?%\}|\{\{.*?\}\}", re.S)
+_MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$", re.M)
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?|===|:{3,})\s*([\w-]*)\s*(.*)$")
+_CODE_INCLUDE = re.compile(
+    r"--8<--|\{\{#(?:rustdoc_)?include|^\s*<<<\s|<!--\s*@include|\{\{[<%]\s*readfile"
+)
+
+
+def _admonition_line(match: re.Match[str]) -> str:
+    indent, kind, rest = match.groups()
+    title = rest.strip().strip('"').strip()
+    if title:
+        return f"{indent}{title}"
+    return f"{indent}{kind}" if kind not in ("code-group", "") else ""
+
+
+def _strip_inline(text: str) -> str:
+    """Markdown inline syntax and embedded HTML reduced to their visible text."""
+    text = _COMMENT.sub(" ", text)
+    text = _IMAGE.sub(r"\1", text)
+    text = _LINK.sub(r"\1", text)
+    text = _REF_LINK.sub(r"\1", text)
+    text = _FOOTNOTE_REF.sub(" ", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _TAG.sub(" ", text)
+    text = _ATTR_LIST.sub(" ", text)
+    text = _TEMPLATE.sub(" ", text)
+    return _ESCAPE.sub(r"\1", text)
+
+
+def markdown_text(markdown: str) -> str:
+    """Plain text of a Markdown document: the syntax dropped, the visible text kept."""
+    prose: list[str] = []
+    out: list[str] = []
+    for block in split_blocks(markdown):
+        if block.code is None:
+            prose.append(block.text)
+        else:
+            out.append(_prose_text("\n".join(prose)))
+            prose = []
+            out.append("\n".join(block.code))
+    out.append(_prose_text("\n".join(prose)))
+    return "\n".join(out)
+
+
+def _prose_text(text: str) -> str:
+    text = _COMMENT.sub(" ", text)
+    text = _REF_DEF.sub("", text)
+    text = _ABBR_DEF.sub("", text)
+    text = _MDX_IMPORT.sub("", text)
+    text = "\n".join(_ADMONITION.sub(_admonition_line, line) for line in text.splitlines())
+    return _strip_inline(text)
+
+
+@dataclass
+class Block:
+    """A run of prose (`code is None`) or one fenced code block."""
+
+    text: str = ""
+    code: list[str] | None = None
+    language: str = ""
+
+
+def split_blocks(markdown: str) -> list[Block]:
+    """Prose runs and fenced code blocks, fences found at any indent or blockquote depth."""
+    blocks: list[Block] = []
+    prose: list[str] = []
+    lines = markdown.splitlines()
+    i = 0
+    while i < len(lines):
+        match = _FENCE.match(lines[i])
+        if not match:
+            prose.append(lines[i])
+            i += 1
+            continue
+        fence, indent = match["fence"], match["indent"]
+        info = match["info"].strip()
+        code: list[str] = []
+        i += 1
+        while i < len(lines):
+            closing = _FENCE.match(lines[i])
+            if (
+                closing
+                and closing["fence"][0] == fence[0]
+                and len(closing["fence"]) >= len(fence)
+                and not closing["info"]
+            ):
+                break
+            code.append(_dedent_prefix(lines[i], indent))
+            i += 1
+        i += 1
+        if prose:
+            blocks.append(Block("\n".join(prose)))
+            prose = []
+        blocks.append(Block(code=code, language=fence_language(info)))
+    if prose:
+        blocks.append(Block("\n".join(prose)))
+    return blocks
+
+
+def _dedent_prefix(line: str, prefix: str) -> str:
+    """A code line without its container prefix (list indent, blockquote markers)."""
+    i = 0
+    for char in prefix:
+        if i < len(line) and line[i] in " \t>" and (line[i] == char or char in " \t>"):
+            i += 1
+    return line[i:]
+
+
+def fence_language(info: str) -> str:
+    """The language a fence's info string names: `py title="x"`, `{ .yaml }`, `rust,ignore`."""
+    info = info.strip()
+    if info.startswith("{"):
+        match = re.search(r"\.([\w+#-]+)", info)
+        return match.group(1).lower() if match else ""
+    first = re.split(r"[\s,{]", info, maxsplit=1)[0] if info else ""
+    return first.strip(".").lower()
+
+
+# ---------------------------------------------------------------- reStructuredText
+
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
+_RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:\|[^|]+\|\s+)?([\w:.-]+)::\s*(.*)$")
+_RST_COMMENT_OR_TARGET = re.compile(r"^(\s*)\.\.(?:\s|$)")
+_RST_OPTION = re.compile(r"^\s+:[\w -]+:(?:\s.*)?$")
+_RST_ROLE = re.compile(r":[\w:.+-]+:`([^`]*)`")
+_RST_LINK = re.compile(r"`([^`<]*?)\s*<[^>`]*>`__?")
+_RST_REF = re.compile(r"`([^`]+)`__?")
+_RST_ROLE_TARGET = re.compile(r"^(.*?)\s*<[^>]*>$")
+_RST_FOOTNOTE = re.compile(r"\[(?:#[\w-]*|\*|\d+)\]_")
+_RST_CODE_DIRECTIVES = frozenset(
+    {"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput", "literalinclude"}
+)
+
+
+@dataclass
+class RstDocument:
+    """What the metrics need from a reStructuredText source."""
+
+    text: str
+    headings: list[str]
+    code_blocks: list[tuple[list[str], str]]
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _rst_role(match: re.Match[str]) -> str:
+    content = match.group(1)
+    target = _RST_ROLE_TARGET.match(content)
+    if target and target.group(1):
+        content = target.group(1)
+    return content.lstrip("~!")
+
+
+def _rst_inline(text: str) -> str:
+    text = _RST_ROLE.sub(_rst_role, text)
+    text = _RST_LINK.sub(r"\1", text)
+    text = _RST_REF.sub(r"\1", text)
+    return _RST_FOOTNOTE.sub(" ", text)
+
+
+def parse_rst(source: str) -> RstDocument:
+    """Headings, literal/code blocks and visible text of a reStructuredText document."""
+    lines = source.splitlines()
+    text: list[str] = []
+    headings: list[str] = []
+    blocks: list[tuple[list[str], str]] = []
+    i = 0
+    literal_indent: int | None = None
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        # Section titles: text underlined (optionally overlined) with punctuation.
+        if (
+            stripped
+            and i + 1 < len(lines)
+            and _RST_UNDERLINE.match(lines[i + 1])
+            and not _RST_UNDERLINE.match(line)
+            and len(lines[i + 1].strip()) >= len(stripped) - 1
+            and _indent(line) == 0
+        ):
+            title = _rst_inline(stripped)
+            headings.append(title)
+            text.append(title)
+            i += 2
+            continue
+        directive = _RST_DIRECTIVE.match(line)
+        if directive:
+            indent, name, argument = directive.groups()
+            body, i = _rst_body(lines, i + 1, len(indent))
+            name = name.split(":")[-1]
+            if name in _RST_CODE_DIRECTIVES:
+                code = [ln for ln in body if not _RST_OPTION.match(ln)]
+                language = "pycon" if name == "doctest" else argument.strip().lower()
+                if name != "literalinclude":
+                    blocks.append((_dedent(code), language))
+                    text.extend(code)
+                continue
+            if name in ("image", "figure", "toctree", "highlight", "include", "raw", "only"):
+                body = [] if name != "figure" else body
+                argument = ""
+            if name in ("note", "warning", "seealso", "tip", "important", "caution", "danger"):
+                argument = f"{name} {argument}"
+            text.append(_rst_inline(argument))
+            # Directive content is parsed again (admonitions hold paragraphs and code).
+            inner = [ln for ln in body if not _RST_OPTION.match(ln)]
+            nested = parse_rst("\n".join(_dedent(inner)))
+            text.append(nested.text)
+            headings.extend(nested.headings)
+            blocks.extend(nested.code_blocks)
+            continue
+        if _RST_COMMENT_OR_TARGET.match(line):  # comment, target or substitution
+            _, i = _rst_body(lines, i + 1, _indent(line))
+            continue
+        if literal_indent is not None and stripped == "":
+            i += 1
+            continue
+        if literal_indent is not None:
+            base, literal_indent = literal_indent, None
+            if _indent(line) > base:
+                body, i = _rst_body(lines, i, base)
+                blocks.append((_dedent(body), ""))
+                text.extend(body)
+                continue
+        if stripped.startswith(">>>"):  # doctest block: runs until a blank line
+            block = []
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i])
+                i += 1
+            blocks.append((_dedent(block), "pycon"))
+            text.extend(block)
+            continue
+        if stripped.endswith("::"):
+            literal_indent = _indent(line)
+            stripped = stripped[:-2]
+        text.append(_rst_inline(stripped))
+        i += 1
+    return RstDocument("\n".join(text), headings, blocks)
+
+
+def _rst_body(lines: list[str], i: int, indent: int) -> tuple[list[str], int]:
+    """The indented block after a directive (lines indented deeper than `indent`)."""
+    body: list[str] = []
+    while i < len(lines):
+        line = lines[i]
+        if line.strip() and _indent(line) <= indent:
+            break
+        body.append(line)
+        i += 1
+    while body and not body[-1].strip():
+        body.pop()
+    return body, i
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    indents = [_indent(ln) for ln in lines if ln.strip()]
+    cut = min(indents) if indents else 0
+    return [ln[cut:] for ln in lines]
+
+
+# ---------------------------------------------------------------- headings and code
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
+_ANNOTATION = re.compile(r"\s*#?\s*\(\d+\)!?")
+_VITEPRESS_MARK = re.compile(r"\s*(?://|#|<!--)?\s*\[!!?code[^\]]*\]\s*(?:-->)?")
+_HUGO_ESCAPE = re.compile(r"\{\{([<%])/\*\s*(.*?)\s*\*/([>%])\}\}")
+_CODE_LINE_PREFIX = re.compile(r"^[\s>#~]+")
+_LANGUAGE_ALIASES = {
+    "py": "python",
+    "python3": "python",
+    "py3": "python",
+    "pycon": "python",
+    "sh": "bash",
+    "shell": "bash",
+    "zsh": "bash",
+    "console": "bash",
+    "shell-session": "bash",
+    "js": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "jsx": "javascript",
+    "ts": "typescript",
+    "tsx": "typescript",
+    "yml": "yaml",
+    "md": "markdown",
+    "mdx": "markdown",
+    "rs": "rust",
+    "htm": "html",
+    "xml": "html",
+    "vue-html": "html",
+    "text": "",
+    "txt": "",
+    "plain": "",
+    "plaintext": "",
+    "none": "",
+    "default": "python",
+}
+
+
+def normalize_language(language: str) -> str:
+    language = language.lower().strip()
+    return _LANGUAGE_ALIASES.get(language, language)
+
+
+def heading_key(text: str) -> str:
+    return " ".join(words(_strip_inline(text)))
+
+
+def markdown_headings(markdown: str) -> list[str]:
+    """ATX and setext headings outside code blocks, as word keys."""
+    found: list[str] = []
+    for block in split_blocks(markdown):
+        if block.code is not None:
+            continue
+        lines = block.text.splitlines()
+        for i, line in enumerate(lines):
+            match = _ATX.match(line)
+            if match:
+                found.append(heading_key(match.group(2)))
+            elif (
+                i
+                and _SETEXT.match(line)
+                and lines[i - 1].strip()
+                and not lines[i - 1].lstrip().startswith(("-", "*", "|", ">"))
+                and (i < 2 or not lines[i - 2].strip())
+            ):
+                found.append(heading_key(lines[i - 1]))
+    return [key for key in found if key]
+
+
+def code_line(line: str) -> str:
+    return " ".join(_CODE_LINE_PREFIX.sub("", line).split())
+
+
+def _source_code_line(line: str) -> str:
+    line = _HUGO_ESCAPE.sub(r"{{\1 \2 \3}}", line)
+    line = _VITEPRESS_MARK.sub("", line)
+    line = _ANNOTATION.sub("", line)
+    return code_line(line)
+
+
+# ---------------------------------------------------------------- scoring one page
+
+
+@dataclass
+class Reference:
+    """What a page should yield: words, headings, code blocks (lines, language)."""
+
+    text: str
+    headings: list[str]
+    code_blocks: list[tuple[list[str], str]]
+
+
+def reference_from_source(
+    source: str, source_format: str, title: str, title_heading: bool
+) -> Reference:
+    if source_format == "rst":
+        doc = parse_rst(source)
+        text, headings, raw_blocks = (
+            doc.text,
+            [heading_key(h) for h in doc.headings],
+            doc.code_blocks,
+        )
+    else:
+        text = markdown_text(source)
+        headings = markdown_headings(source)
+        raw_blocks = [(b.code, b.language) for b in split_blocks(source) if b.code is not None]
+    blocks = []
+    for lines, language in raw_blocks:
+        if any(_CODE_INCLUDE.search(line) for line in lines):
+            continue
+        keys = [key for key in (_source_code_line(line) for line in lines) if key]
+        if keys:
+            blocks.append((keys, language))
+    if title_heading:
+        headings = [heading_key(title), *headings]
+    return Reference(f"{title}\n{text}", [h for h in headings if h], blocks)
+
+
+@dataclass
+class Scores:
+    """One page's scores; None where the page has nothing to measure."""
+
+    f1: float
+    precision: float
+    recall: float
+    leak: float
+    code: float | None
+    language: float | None
+    headings: float | None
+    words: int
+    details: dict = field(default_factory=dict)
+
+
+def score_page(markdown: str, reference: Reference) -> Scores:
+    out_words = words(markdown_text(markdown))
+    ref_words = words(reference.text)
+    precision, recall, f1 = prf(out_words, ref_words)
+    vocabulary = set(ref_words)
+    leaked = [w for w in out_words if w not in vocabulary]
+    leak = len(leaked) / len(out_words) if out_words else 0.0
+
+    out_blocks = [
+        ({key for key in map(code_line, b.code) if key}, normalize_language(b.language))
+        for b in split_blocks(markdown)
+        if b.code is not None
+    ]
+    found = languages = language_hits = 0
+    missed_code: list[str] = []
+    missed_language: list[str] = []
+    for lines, language in reference.code_blocks:
+        best, best_language = 0.0, ""
+        for out_lines, out_language in out_blocks:
+            share = sum(1 for line in lines if line in out_lines) / len(lines)
+            if share > best:
+                best, best_language = share, out_language
+        if best >= 0.9:
+            found += 1
+            wanted = normalize_language(language)
+            if wanted:
+                languages += 1
+                if best_language == wanted:
+                    language_hits += 1
+                else:
+                    missed_language.append(f"{language}->{best_language or '-'}")
+        else:
+            missed_code.append(f"{best:.2f} {lines[0][:60]}")
+    out_headings = Counter(markdown_headings(markdown))
+    ref_headings = Counter(reference.headings)
+    heading_hits = sum((out_headings & ref_headings).values())
+    missed_headings = list((ref_headings - out_headings).elements())
+    blocks = len(reference.code_blocks)
+    return Scores(
+        f1=f1,
+        precision=precision,
+        recall=recall,
+        leak=leak,
+        code=found / blocks if blocks else None,
+        language=language_hits / languages if languages else None,
+        headings=heading_hits / sum(ref_headings.values()) if ref_headings else None,
+        words=len(out_words),
+        details={
+            "leaked": Counter(leaked).most_common(15),
+            "missed_code": missed_code,
+            "missed_language": missed_language,
+            "missed_headings": missed_headings,
+        },
+    )
+
+
+# ---------------------------------------------------------------- WCXB
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def wcxb_scores(markdown: str, truth: dict) -> dict[str, float]:
+    text = markdown_text(markdown)
+    precision, recall, f1 = prf(wcxb_words(text), wcxb_words(truth["main_content"]))
+    haystack = _collapse(text)
+    with_ = truth.get("with") or []
+    without = truth.get("without") or []
+    found = sum(1 for s in with_ if _collapse(s) in haystack)
+    leaked = sum(1 for s in without if _collapse(s) in haystack)
+    return {
+        "f1": f1,
+        "precision": precision,
+        "recall": recall,
+        "with": found / len(with_) if with_ else 1.0,
+        "without": leaked / len(without) if without else 0.0,
+    }
+
+
+# ---------------------------------------------------------------- the data
+
+
+@dataclass
+class Fixture:
+    """One page of ../shared/fixtures/sites."""
+
+    generator: str
+    name: str
+    path: Path
+    meta: dict
+
+    @property
+    def key(self) -> str:
+        return f"{self.generator}/{self.name}"
+
+    @property
+    def url(self) -> str:
+        return self.meta["url"]
+
+    def html_bytes(self) -> bytes:
+        data = (self.path / self.meta["page_file"]).read_bytes()
+        return gzip.decompress(data) if self.meta["page_file"].endswith(".gz") else data
+
+    def reference(self) -> Reference:
+        source = (self.path / self.meta["source_file"]).read_text(encoding="utf-8")
+        return reference_from_source(
+            source,
+            self.meta["source_format"],
+            self.meta["title"],
+            bool(self.meta.get("title_from_front_matter")),
+        )
+
+
+def fixtures(root: Path) -> Iterator[Fixture]:
+    """Every fixture under `root` (fixtures/sites), hard cases included, in a stable order."""
+    for meta_path in sorted(root.glob("*/*/meta.json")):
+        folder = meta_path.parent
+        yield Fixture(folder.parent.name, folder.name, folder, json.loads(meta_path.read_text()))
+
+
+@dataclass
+class WcxbPage:
+    """One WCXB documentation page: the served HTML and the human-reviewed ground truth."""
+
+    page_id: str
+    url: str
+    html_path: Path
+    truth: dict
+
+    def html(self) -> str:
+        return gzip.decompress(self.html_path.read_bytes()).decode("utf-8", errors="replace")
+
+
+def wcxb_pages(root: Path) -> Iterator[WcxbPage]:
+    """The pages of corpora/wcxb-docs (`root` is that folder)."""
+    for truth_path in sorted((root / "dev").glob("*.json")):
+        data = json.loads(truth_path.read_text())
+        html_path = truth_path.with_name(truth_path.stem + ".html.gz")
+        yield WcxbPage(truth_path.stem, data["url"], html_path, data["ground_truth"])

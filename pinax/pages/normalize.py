@@ -1,0 +1,304 @@
+"""Rewrite the main content's structure into what the Markdown converter expects.
+
+- code blocks: one `<pre data-lang>` holding the plain code text (line numbers, copy buttons,
+  language labels and titles out; the language from `language-*`, `lang-*`, `highlight-*`,
+  `brush:` classes or `data-lang` on the block or its wrappers);
+- tabs (ARIA tab lists, MkDocs Material tabbed sets, VitePress code groups, Docsy tab panes):
+  every panel kept, each preceded by its label;
+- admonitions and callouts: marked, with their title, for a blockquote;
+- headings: permalink symbols out, the text of self-links kept;
+- links and images absolute; API signatures (Sphinx `dt.sig`) as code.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urljoin
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+_LANGUAGE_CLASS = re.compile(
+    r"^(?:highlight-source|language|lang|highlight|brush)[-:]\s*([\w+#.-]+)$", re.I
+)
+_NOT_A_LANGUAGE = frozenset(
+    {"none", "plain", "plaintext", "nohighlight", "notranslate", "text-only", "source", "js-"}
+)
+_LANGUAGE_ALIASES = {"default": "python", "python3": "python", "ipython3": "python"}
+_CODE_CHROME = (
+    ".linenos, .lineno, .linenodiv, td.linenos, .gutter, .line-numbers-rows, "
+    ".line-numbers-wrapper, .rouge-gutter, .lnt, .ln, .hljs-ln-numbers, .code-line-number, "
+    "span.lang, .filename, .code-block-caption, .codeBlockTitle, .copy, .copy-button, "
+    "[class*=codeLineNumber], [class*=buttonGroup], .highlight-title"
+)
+_BLOCK_TAGS = frozenset({"div", "p", "li", "tr", "table", "section", "ul", "ol"})
+_ADMONITION = (
+    "div.admonition, details.admonition, aside.admonition, .theme-admonition, "
+    ".custom-block:not(.code-group), div.alert, aside.callout, div.callout, .notecard, "
+    "div.hint, div.note, div.warning, div.tip, div.important, div.caution, "
+    "p.note, p.warning, p.important, p.new, p.highlight, "
+    "blockquote.note, blockquote.warning, blockquote.important, blockquote.new, "
+    "blockquote.highlight, blockquote.note-title, blockquote.warning-title, "
+    "blockquote.important-title, blockquote.new-title, blockquote.highlight-title"
+)
+_ADMONITION_TITLE = (
+    ".admonition-title, .custom-block-title, .alert-heading, [class*=admonitionHeading], "
+    ".callout-title, .notecard-title, .hint-title"
+)
+_PERMALINK_TEXT = frozenset({"", "¶", "#", "§", "🔗", "link", "permalink", "\u200b"})
+
+
+def normalize(tree: LexborHTMLParser, main: LexborNode, base_url: str) -> None:
+    _code_blocks(tree, main)
+    _tabs(tree, main)
+    _admonitions(main)
+    _signatures(main)
+    _headings(main)
+    _links(main, base_url)
+
+
+# ---------------------------------------------------------------- code
+
+
+def _code_blocks(tree: LexborHTMLParser, main: LexborNode) -> None:
+    # Line-number tables: keep the code cell only.
+    for table in main.css("table.highlighttable, table.lntable, table.rouge-table"):
+        pre = table.css_first("td.code pre, td.lntd:last-child pre, td.rouge-code pre")
+        if pre is not None:
+            table.insert_before(pre, move=True)
+            table.decompose()
+    for pre in main.css("pre"):
+        if pre.parent is not None and _inside_pre(pre):
+            continue
+        language = code_language(pre)
+        for chrome in _chrome_around(pre):
+            chrome.decompose()
+        for node in pre.css(_CODE_CHROME):
+            node.decompose()
+        text = _code_text(pre).replace("\u00a0", " ").rstrip()
+        for attr in list(pre.attributes):
+            del pre.attrs[attr]
+        pre.inner_html = ""
+        pre.insert_child(text)
+        if language:
+            pre.attrs["data-lang"] = language
+
+
+def _inside_pre(node: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag == "pre":
+            return True
+        parent = parent.parent
+    return False
+
+
+def _chrome_around(pre: LexborNode) -> list[LexborNode]:
+    """Copy buttons and language labels next to the <pre> inside its code-block wrapper."""
+    found = []
+    parent = pre.parent
+    for _ in range(3):
+        if parent is None or parent.tag not in ("div", "figure"):
+            break
+        found.extend(
+            n for n in parent.css("button, span.lang, .copy, .code-block-header") if not _has_pre(n)
+        )
+        parent = parent.parent
+    return found
+
+
+def _has_pre(node: LexborNode) -> bool:
+    return node.css_first("pre") is not None
+
+
+def code_language(pre: LexborNode) -> str:
+    """The language a code block declares on itself, its <code> or its wrappers."""
+    candidates = [pre]
+    code = pre.css_first("code")
+    if code is not None:
+        candidates.insert(0, code)
+    node = pre.parent
+    for _ in range(3):
+        if node is None or node.tag not in ("div", "figure", "section"):
+            break
+        candidates.append(node)
+        node = node.parent
+    for node in candidates:
+        attributes = node.attributes
+        for name in ("data-lang", "data-language"):
+            value = (attributes.get(name) or "").strip().lower()
+            if value and value not in _NOT_A_LANGUAGE:
+                return _LANGUAGE_ALIASES.get(value, value)
+        classes = (attributes.get("class") or "").replace("brush: ", "brush:").split()
+        for cls in classes:
+            match = _LANGUAGE_CLASS.match(cls)
+            if match:
+                value = match.group(1).lower().rstrip(";")
+                if value not in _NOT_A_LANGUAGE:
+                    return _LANGUAGE_ALIASES.get(value, value)
+    return ""
+
+
+def _code_text(pre: LexborNode) -> str:
+    """The code as the reader sees it: <br> and block-level lines become line breaks."""
+    if pre.css_first("br, div, p, li, tr") is None:
+        return pre.text(deep=True)
+    parts: list[str] = []
+    _walk_code(pre, parts)
+    return "".join(parts)
+
+
+def _walk_code(node: LexborNode, parts: list[str]) -> None:
+    for child in node.iter(include_text=True):
+        tag = child.tag
+        if tag == "-text":
+            parts.append(child.text_content or "")
+        elif tag == "br":
+            parts.append("\n")
+        elif tag in _BLOCK_TAGS:
+            if parts and not parts[-1].endswith("\n"):
+                parts.append("\n")
+            _walk_code(child, parts)
+            if parts and not parts[-1].endswith("\n"):
+                parts.append("\n")
+        elif not child.is_comment_node:
+            _walk_code(child, parts)
+
+
+# ---------------------------------------------------------------- tabs
+
+
+def _tabs(tree: LexborHTMLParser, main: LexborNode) -> None:
+    # MkDocs Material: labels in .tabbed-labels (older: in the set), blocks in .tabbed-content.
+    for tabbed in reversed(main.css("div.tabbed-set")):
+        label_box = _child(tabbed, "tabbed-labels") or tabbed
+        labels = [n for n in label_box.iter() if n.tag == "label"]
+        blocks = _children(_child(tabbed, "tabbed-content") or tabbed, "tabbed-block")
+        _label_panels(tree, labels, blocks)
+        for label in labels:
+            label.decompose()
+    # VitePress code groups: labels in .tabs, one code block per label in .blocks.
+    for group in main.css("div.vp-code-group"):
+        tabs = _child(group, "tabs")
+        blocks = _child(group, "blocks")
+        if tabs is None or blocks is None:
+            continue
+        labels = [n for n in tabs.iter() if n.tag == "label"]
+        _label_panels(tree, labels, list(blocks.iter()))
+        tabs.decompose()
+    # ARIA tabs (Docusaurus, Docsy, Bootstrap, ...): tab -> panel by aria-controls, else order.
+    for tablist in main.css('[role="tablist"]'):
+        tabs = tablist.css('[role="tab"]')
+        container = tablist.parent
+        if container is None:
+            continue
+        ordered = container.css('[role="tabpanel"], .tab-pane')
+        by_id = {p.attributes.get("id"): p for p in ordered if p.attributes.get("id")}
+        panels = []
+        for index, tab in enumerate(tabs):
+            target = tab.attributes.get("aria-controls") or (
+                tab.attributes.get("data-bs-target") or tab.attributes.get("href") or ""
+            ).lstrip("#")
+            panel = by_id.get(target) or (ordered[index] if index < len(ordered) else None)
+            panels.append(panel)
+        pairs = [(t, p) for t, p in zip(tabs, panels, strict=False) if p is not None]
+        _label_panels(tree, [t for t, _ in pairs], [p for _, p in pairs])
+        tablist.decompose()
+
+
+def _child(node: LexborNode, cls: str) -> LexborNode | None:
+    return next((c for c in node.iter() if cls in _classes(c)), None)
+
+
+def _children(node: LexborNode, cls: str) -> list[LexborNode]:
+    return [c for c in node.iter() if cls in _classes(c)]
+
+
+def _classes(node: LexborNode) -> list[str]:
+    return (node.attributes.get("class") or "").split()
+
+
+def _label_panels(
+    tree: LexborHTMLParser, labels: list[LexborNode], panels: list[LexborNode]
+) -> None:
+    for label, panel in zip(labels, panels, strict=False):
+        text = " ".join(label.text(separator=" ").split())
+        if not text or not panel.text(deep=True).strip():
+            if not panel.text(deep=True).strip():
+                panel.decompose()
+            continue
+        marker = tree.create_node("p")
+        marker.attrs["data-pinax"] = "tab"
+        marker.insert_child(text)
+        panel.insert_before(marker, move=True)
+
+
+# ---------------------------------------------------------------- admonitions
+
+
+def _admonitions(main: LexborNode) -> None:
+    for node in main.css(_ADMONITION):
+        node.attrs["data-pinax"] = "admonition"
+        title = node.css_first(_ADMONITION_TITLE)
+        if title is None and node.tag == "details":
+            title = node.css_first("summary")
+        if title is not None:
+            title.attrs["data-pinax"] = "title"
+
+
+# ---------------------------------------------------------------- API signatures
+
+
+def _signatures(main: LexborNode) -> None:
+    for dt in main.css("dt.sig, dt.sig-object"):
+        text = " ".join(dt.text(separator="").split())
+        dt.inner_html = ""
+        dt.insert_child(text)
+        dt.attrs["data-pinax"] = "signature"
+        dd = dt.next
+        while dd is not None and dd.tag != "dd":
+            dd = dd.next if dd.tag in ("-text", "dt") else None
+        if dd is not None:
+            dd.attrs["data-pinax"] = "body"
+
+
+# ---------------------------------------------------------------- headings, lists, links
+
+
+def _headings(main: LexborNode) -> None:
+    for heading in main.css("h1, h2, h3, h4, h5, h6"):
+        for link in heading.css("a"):
+            text = link.text(deep=True).strip().lower()
+            href = link.attributes.get("href") or ""
+            if text in _PERMALINK_TEXT:
+                link.decompose()
+            elif href.startswith("#"):
+                link.unwrap()
+
+
+def mark_task_lists(tree: LexborHTMLParser) -> None:
+    """Checkboxes of task lists as `[x]` / `[ ]` (before form controls are dropped)."""
+    for box in tree.css('li input[type="checkbox"]'):
+        box.replace_with("[x] " if "checked" in box.attributes else "[ ] ")
+
+
+def _links(main: LexborNode, base: str) -> None:
+    for node in main.css("a[href]"):
+        href = (node.attributes.get("href") or "").strip()
+        if href.lower().startswith(("javascript:", "data:")):
+            del node.attrs["href"]
+        elif href:
+            node.attrs["href"] = _absolute(base, href)
+    for node in main.css("img"):
+        attributes = node.attributes
+        src = attributes.get("src") or ""
+        if not src or src.startswith("data:"):
+            src = attributes.get("data-src") or attributes.get("data-original") or src
+        if src:
+            node.attrs["src"] = _absolute(base, src.strip())
+
+
+def _absolute(base: str, href: str) -> str:
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return href

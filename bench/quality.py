@@ -80,8 +80,9 @@ def prf(predicted: list[str], reference: list[str]) -> tuple[float, float, float
 
 
 _FENCE = re.compile(r"^(?P<indent>[ \t>]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
+_FENCE_TITLE = re.compile(r'title="([^"]*)"')
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)")
+_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)")
 _REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
 _FOOTNOTE_REF = re.compile(r"\[\^[^\]]+\]:?")
 _REF_DEF = re.compile(r"^\s*\[[^\]^]+\]:\s+\S+.*$", re.M)
@@ -89,11 +90,12 @@ _ABBR_DEF = re.compile(r"^\s*\*\[[^\]]+\]:.*$", re.M)
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _TAG = re.compile(r"</?[A-Za-z][\w.:-]*(?:\s+[^<>]*?)?/?>")
-_ATTR_LIST = re.compile(r"\{:?\s*[#.:][^{}\n]*\}|\{:\s*[^{}\n]*\}")
+_ATTR_LIST = re.compile(r"\{:?\s*(?:[#.:]|[\w-]+=)[^{}\n]*\}|\{:\s*[^{}\n]*\}")
 _TEMPLATE = re.compile(r"\{\{[<%].*?[%>]\}\}|\{%.*?%\}|\{\{.*?\}\}", re.S)
 _MDX_IMPORT = re.compile(r"^(?:import|export)\s.*$", re.M)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _ADMONITION = re.compile(r"^(\s*)(?:!!!|\?\?\?\+?|===|:{3,})\s*([\w-]*)\s*(.*)$")
+_SNIPPET_IMPORT = re.compile(r"^\s*<<<\s+@/")
 _CODE_INCLUDE = re.compile(
     r"--8<--|\{\{#(?:rustdoc_)?include|^\s*<<<\s|<!--\s*@include|\{\{[<%]\s*readfile"
 )
@@ -121,11 +123,13 @@ def _strip_inline(text: str) -> str:
     return _ESCAPE.sub(r"\1", text)
 
 
-def markdown_text(markdown: str) -> str:
-    """Plain text of a Markdown document: the syntax dropped, the visible text kept."""
+def markdown_text(markdown: str | list[Block]) -> str:
+    """Plain text of a Markdown document (or its blocks): the syntax dropped, the visible
+    text kept."""
     prose: list[str] = []
     out: list[str] = []
-    for block in split_blocks(markdown):
+    blocks = split_blocks(markdown) if isinstance(markdown, str) else markdown
+    for block in blocks:
         if block.code is None:
             prose.append(block.text)
         else:
@@ -185,10 +189,33 @@ def split_blocks(markdown: str) -> list[Block]:
         if prose:
             blocks.append(Block("\n".join(prose)))
             prose = []
+        myst = _MYST_DIRECTIVE.match(info)
+        if myst:
+            blocks.extend(_myst_directive(myst.group(1), myst.group(2).strip(), code))
+            continue
+        title = _FENCE_TITLE.search(info)
+        if title:  # rendered above the block
+            prose.append(title.group(1))
         blocks.append(Block(code=code, language=fence_language(info)))
     if prose:
         blocks.append(Block("\n".join(prose)))
     return blocks
+
+
+_MYST_DIRECTIVE = re.compile(r"^\{([\w:-]+)\}\s*(.*)$")
+_MYST_OPTION = re.compile(r"^\s*:[\w-]+:(?:\s.*)?$")
+_MYST_CODE = frozenset({"code-block", "code", "sourcecode", "code-cell"})
+_MYST_GENERATED = frozenset({"toctree", "contents", "include", "literalinclude", "raw", "eval-rst"})
+
+
+def _myst_directive(name: str, argument: str, body: list[str]) -> list[Block]:
+    """A MyST directive fence (```{note}): code, nothing (generated), or Markdown content."""
+    lines = [line for line in body if not _MYST_OPTION.match(line)]
+    if name in _MYST_CODE:
+        return [Block(code=lines, language=fence_language(argument))]
+    if name in _MYST_GENERATED:
+        return []
+    return split_blocks("\n".join([argument or name, *lines]))
 
 
 def _dedent_prefix(line: str, prefix: str) -> str:
@@ -207,7 +234,7 @@ def fence_language(info: str) -> str:
         match = re.search(r"\.([\w+#-]+)", info)
         return match.group(1).lower() if match else ""
     first = re.split(r"[\s,{]", info, maxsplit=1)[0] if info else ""
-    return first.strip(".").lower()
+    return "" if "=" in first else first.strip(".").lower()
 
 
 # ---------------------------------------------------------------- reStructuredText
@@ -215,6 +242,7 @@ def fence_language(info: str) -> str:
 _RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}\s*$")
 _RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:\|[^|]+\|\s+)?([\w:.-]+)::\s*(.*)$")
 _RST_COMMENT_OR_TARGET = re.compile(r"^(\s*)\.\.(?:\s|$)")
+_RST_FOOTNOTE_DEF = re.compile(r"^\s*\.\.\s+\[[^\]]+\]\s+(.*)$")
 _RST_OPTION = re.compile(r"^\s+:[\w -]+:(?:\s.*)?$")
 _RST_ROLE = re.compile(r":[\w:.+-]+:`([^`]*)`")
 _RST_LINK = re.compile(r"`([^`<]*?)\s*<[^>`]*>`__?")
@@ -284,6 +312,8 @@ def parse_rst(source: str) -> RstDocument:
             indent, name, argument = directive.groups()
             body, i = _rst_body(lines, i + 1, len(indent))
             name = name.split(":")[-1]
+            if name in ("testsetup", "testcleanup") or any(ln.strip() == ":hide:" for ln in body):
+                continue  # never rendered
             if name in _RST_CODE_DIRECTIVES:
                 code = [ln for ln in body if not _RST_OPTION.match(ln)]
                 language = "pycon" if name == "doctest" else argument.strip().lower()
@@ -303,6 +333,11 @@ def parse_rst(source: str) -> RstDocument:
             text.append(nested.text)
             headings.extend(nested.headings)
             blocks.extend(nested.code_blocks)
+            continue
+        footnote = _RST_FOOTNOTE_DEF.match(line)
+        if footnote:  # rendered at the end of the page
+            body, i = _rst_body(lines, i + 1, _indent(line))
+            text.append(_rst_inline(" ".join([footnote.group(1), *body])))
             continue
         if _RST_COMMENT_OR_TARGET.match(line):  # comment, target or substitution
             _, i = _rst_body(lines, i + 1, _indent(line))
@@ -360,6 +395,7 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)\s*$")
 _ANNOTATION = re.compile(r"\s*#?\s*\(\d+\)!?")
 _VITEPRESS_MARK = re.compile(r"\s*(?://|#|<!--)?\s*\[!!?code[^\]]*\]\s*(?:-->)?")
 _HUGO_ESCAPE = re.compile(r"\{\{([<%])/\*\s*(.*?)\s*\*/([>%])\}\}")
+_TEMPLATE_CALL = re.compile(r"\{\{[<%](?!/\*)|\{\{\s*(?:site|page)\.")
 _CODE_LINE_PREFIX = re.compile(r"^[\s>#~]+")
 _LANGUAGE_ALIASES = {
     "py": "python",
@@ -398,8 +434,12 @@ def normalize_language(language: str) -> str:
     return _LANGUAGE_ALIASES.get(language, language)
 
 
+_SECTION_NUMBER = re.compile(r"^\s*(?:\d+\.)+\s+")
+
+
 def heading_key(text: str) -> str:
-    return " ".join(words(_strip_inline(text)))
+    """A heading's words; a leading section number ("4.1. ") is not part of its text."""
+    return " ".join(words(_SECTION_NUMBER.sub("", _strip_inline(text))))
 
 
 def markdown_headings(markdown: str) -> list[str]:
@@ -425,13 +465,18 @@ def markdown_headings(markdown: str) -> list[str]:
 
 
 def code_line(line: str) -> str:
+    """A code line for comparison (the same normalization on both sides)."""
+    line = _VITEPRESS_MARK.sub("", line)
+    line = _ANNOTATION.sub("", line)
     return " ".join(_CODE_LINE_PREFIX.sub("", line).split())
 
 
 def _source_code_line(line: str) -> str:
+    if _TEMPLATE_CALL.search(line):  # rendered to a value the source does not hold
+        return ""
     line = _HUGO_ESCAPE.sub(r"{{\1 \2 \3}}", line)
-    line = _VITEPRESS_MARK.sub("", line)
-    line = _ANNOTATION.sub("", line)
+    for escaped, plain in (("{{%/*", "{{%"), ("{{</*", "{{<"), ("*/%}}", "%}}"), ("*/>}}", ">}}")):
+        line = line.replace(escaped, plain)
     return code_line(line)
 
 
@@ -440,11 +485,20 @@ def _source_code_line(line: str) -> str:
 
 @dataclass
 class Reference:
-    """What a page should yield: words, headings, code blocks (lines, language)."""
+    """What a page should yield: words, headings, code blocks (lines, language).
+
+    `includes` counts the source's code blocks that are include directives: the page shows
+    the included file there, which the source does not hold (see `score_page`).
+    """
 
     text: str
     headings: list[str]
     code_blocks: list[tuple[list[str], str]]
+    includes: int = 0
+
+
+def _is_include(lines: list[str]) -> bool:
+    return any(_CODE_INCLUDE.search(line) for line in lines)
 
 
 def reference_from_source(
@@ -452,25 +506,60 @@ def reference_from_source(
 ) -> Reference:
     if source_format == "rst":
         doc = parse_rst(source)
-        text, headings, raw_blocks = (
-            doc.text,
-            [heading_key(h) for h in doc.headings],
-            doc.code_blocks,
-        )
+        text, headings = doc.text, [heading_key(h) for h in doc.headings]
+        raw_blocks = doc.code_blocks
     else:
-        text = markdown_text(source)
+        source = _hugo_tabpanes(source.replace("\\{{#", "{{#"))  # mdBook's escaped {{#
+        parts = split_blocks(source)
+        text = markdown_text([b for b in parts if b.code is None or not _is_include(b.code)])
         headings = markdown_headings(source)
-        raw_blocks = [(b.code, b.language) for b in split_blocks(source) if b.code is not None]
+        raw_blocks = [(b.code, b.language) for b in parts if b.code is not None]
+        # VitePress `<<< @/file` imports a code block from a file the source does not hold.
+        raw_blocks += [
+            ([line], "")
+            for b in parts
+            if b.code is None
+            for line in b.text.splitlines()
+            if _SNIPPET_IMPORT.match(line)
+        ]
     blocks = []
+    includes = 0
     for lines, language in raw_blocks:
-        if any(_CODE_INCLUDE.search(line) for line in lines):
+        if _is_include(lines):
+            includes += 1
             continue
         keys = [key for key in (_source_code_line(line) for line in lines) if key]
         if keys:
             blocks.append((keys, language))
     if title_heading:
         headings = [heading_key(title), *headings]
-    return Reference(f"{title}\n{text}", [h for h in headings if h], blocks)
+    return Reference(f"{title}\n{text}", [h for h in headings if h], blocks, includes)
+
+
+_TABPANE = re.compile(r"\{\{<\s*tabpane\b([^>]*)>\}\}(.*?)\{\{<\s*/tabpane\s*>\}\}", re.S)
+_TAB = re.compile(
+    r"\{\{<\s*tab\b([^>]*?)\s*/>\}\}|\{\{<\s*tab\b([^>]*?)>\}\}(.*?)\{\{<\s*/tab\s*>\}\}", re.S
+)
+_SHORTCODE_ARG = re.compile(r'(\w+)=(?:"([^"]*)"|(\S+))')
+
+
+def _hugo_tabpanes(source: str) -> str:
+    """Docsy `tabpane` shortcodes render each `tab` as a code block (unless text=true)."""
+
+    def tabpane(match: re.Match[str]) -> str:
+        pane = {k: a or b for k, a, b in _SHORTCODE_ARG.findall(match.group(1))}
+        if pane.get("text") == "true":
+            return match.group(0)
+        parts = []
+        for tab in _TAB.finditer(match.group(2)):
+            args = {k: a or b for k, a, b in _SHORTCODE_ARG.findall(tab.group(1) or tab.group(2))}
+            parts.append(args.get("header", ""))
+            if tab.group(3) and tab.group(3).strip():
+                language = args.get("lang") or pane.get("lang", "")
+                parts.append(f"```{language}\n{tab.group(3).strip(chr(10))}\n```")
+        return "\n\n".join(parts)
+
+    return _TABPANE.sub(tabpane, source)
 
 
 @dataclass
@@ -489,30 +578,41 @@ class Scores:
 
 
 def score_page(markdown: str, reference: Reference) -> Scores:
-    out_words = words(markdown_text(markdown))
+    blocks = split_blocks(markdown)
+    out_blocks = [
+        ({key for key in map(code_line, b.code) if key}, normalize_language(b.language))
+        for b in blocks
+        if b.code is not None
+    ]
+    # Pair each include directive of the source with an output code block that matches no
+    # source block (the included file, which the source does not hold): both are left out.
+    source_lines = {line for lines, _ in reference.code_blocks for line in lines}
+    unmatched = [
+        id(b)
+        for b, (lines, _) in zip([b for b in blocks if b.code is not None], out_blocks, strict=True)
+        if lines and sum(1 for line in lines if line in source_lines) < 0.5 * len(lines)
+    ]
+    skipped = set(unmatched[: reference.includes])
+    out_words = words(markdown_text([b for b in blocks if id(b) not in skipped]))
     ref_words = words(reference.text)
     precision, recall, f1 = prf(out_words, ref_words)
     vocabulary = set(ref_words)
     leaked = [w for w in out_words if w not in vocabulary]
     leak = len(leaked) / len(out_words) if out_words else 0.0
 
-    out_blocks = [
-        ({key for key in map(code_line, b.code) if key}, normalize_language(b.language))
-        for b in split_blocks(markdown)
-        if b.code is not None
-    ]
     found = languages = language_hits = 0
     missed_code: list[str] = []
     missed_language: list[str] = []
     for lines, language in reference.code_blocks:
+        wanted = normalize_language(language)
         best, best_language = 0.0, ""
         for out_lines, out_language in out_blocks:
             share = sum(1 for line in lines if line in out_lines) / len(lines)
-            if share > best:
+            # Ties go to a block in the wanted language (a rendered example and its source).
+            if share > best or (share == best and out_language == wanted != best_language):
                 best, best_language = share, out_language
         if best >= 0.9:
             found += 1
-            wanted = normalize_language(language)
             if wanted:
                 languages += 1
                 if best_language == wanted:
@@ -521,10 +621,7 @@ def score_page(markdown: str, reference: Reference) -> Scores:
                     missed_language.append(f"{language}->{best_language or '-'}")
         else:
             missed_code.append(f"{best:.2f} {lines[0][:60]}")
-    out_headings = Counter(markdown_headings(markdown))
-    ref_headings = Counter(reference.headings)
-    heading_hits = sum((out_headings & ref_headings).values())
-    missed_headings = list((ref_headings - out_headings).elements())
+    heading_hits, missed_headings = _match_headings(reference.headings, markdown_headings(markdown))
     blocks = len(reference.code_blocks)
     return Scores(
         f1=f1,
@@ -533,7 +630,7 @@ def score_page(markdown: str, reference: Reference) -> Scores:
         leak=leak,
         code=found / blocks if blocks else None,
         language=language_hits / languages if languages else None,
-        headings=heading_hits / sum(ref_headings.values()) if ref_headings else None,
+        headings=heading_hits / len(reference.headings) if reference.headings else None,
         words=len(out_words),
         details={
             "leaked": Counter(leaked).most_common(15),
@@ -542,6 +639,33 @@ def score_page(markdown: str, reference: Reference) -> Scores:
             "missed_headings": missed_headings,
         },
     )
+
+
+def _match_headings(wanted: list[str], found: list[str]) -> tuple[int, list[str]]:
+    """Source headings found as output headings: same words, or the same words followed by
+    at most two more (a badge or version label a component adds to the rendered heading)."""
+    pool = Counter(found)
+    missed = []
+    hits = 0
+    for key in wanted:
+        match = key if pool[key] else None
+        if match is None:
+            match = next(
+                (
+                    h
+                    for h in pool
+                    if pool[h]
+                    and h.startswith(key + " ")
+                    and len(h.split()) - len(key.split()) <= 2
+                ),
+                None,
+            )
+        if match is None:
+            missed.append(key)
+        else:
+            pool[match] -= 1
+            hits += 1
+    return hits, missed
 
 
 # ---------------------------------------------------------------- WCXB

@@ -21,9 +21,12 @@ from pinax.pages.converter import to_markdown
 from pinax.pages.normalize import mark_task_lists, normalize
 
 # Zero-width and bidirectional control characters: invisible, and a classic way to smuggle
-# text past a human reviewer. U+00AD (soft hyphen) is invisible too.
+# text past a human reviewer. U+00AD (soft hyphen) is invisible too. A zero-width joiner
+# between two emoji is part of the emoji and stays.
+_EMOJI = "\u2600-\u27bf\U0001f000-\U0001faff"
 INVISIBLE_CHARS = re.compile(
-    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+    "[\u00ad\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+    f"|(?<![{_EMOJI}\ufe0f])\u200d|\u200d(?![{_EMOJI}])"
 )
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.I)
 _REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(.*?)\s*$", re.I | re.S)

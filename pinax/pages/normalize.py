@@ -27,8 +27,7 @@ _LANGUAGE_ALIASES = {"default": "python", "python3": "python", "ipython3": "pyth
 _CODE_CHROME = (
     ".linenos, .lineno, .linenodiv, td.linenos, .gutter, .line-numbers-rows, "
     ".line-numbers-wrapper, .rouge-gutter, .lnt, .ln, .hljs-ln-numbers, .code-line-number, "
-    "span.lang, .filename, .code-block-caption, .codeBlockTitle, .copy, .copy-button, "
-    "[class*=codeLineNumber], [class*=buttonGroup], .highlight-title"
+    "span.lang, .copy, .copy-button, [class*=codeLineNumber], [class*=buttonGroup]"
 )
 _BLOCK_TAGS = frozenset({"div", "p", "li", "tr", "table", "section", "ul", "ol"})
 _ADMONITION = (

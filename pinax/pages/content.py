@@ -1,14 +1,16 @@
 """Where a page's main content is, and what inside it is not content.
 
 Three steps on the lexbor tree, all in place:
-1. `drop_invisible`: what a reader never sees (scripts, templates, comments, `hidden`,
-   `aria-hidden`, `display:none`, screen-reader-only text, form controls). Hidden ARIA tab
-   panels are kept: Docusaurus hides unselected tabs that way and their content is real.
+1. `drop_invisible`: what a reader never sees (scripts, templates, `hidden`, `aria-hidden`,
+   `display:none`, screen-reader-only text, form controls). Hidden ARIA tab panels are kept:
+   Docusaurus hides unselected tabs that way and their content is real.
 2. `find_main`: the documentation generators' content containers first (their markup is
-   stable and known), then the HTML5 landmarks, then a text-density search for pages
-   that have neither.
-3. `drop_boilerplate`: navigation, tables of contents, permalinks, edit links, feedback
-   widgets, copy buttons and the like that live inside the main container.
+   stable and known). Other pages lose their page chrome (navigation, banners, footers,
+   sidebars: by ARIA role, element and class/id names) and then the search walks down from
+   <body> into the child holding nearly all of the remaining prose (text outside links),
+   preferring the HTML5 landmarks <main> and <article>.
+3. `drop_boilerplate`: permalinks, tables of contents, edit links, feedback widgets, copy
+   buttons and the like that live inside the main container.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 INVISIBLE = (
     "script, style, noscript, template, link, meta, svg, canvas, iframe, object, embed, "
     "dialog, input, select, textarea, button, map, audio, video source",
-    '[hidden]:not([role="tabpanel"]), [aria-hidden="true"]',
+    '[hidden]:not([role="tabpanel"]), [aria-hidden="true"]:not([role="tabpanel"])',
     ".sr-only, .visually-hidden, .screen-reader-text, .visuallyhidden, .skip-link, "
     ".skip-to-content",
 )
@@ -39,13 +41,31 @@ GENERATOR_MAIN = (
     "#main-content > main",  # Jekyll just-the-docs
     ".sl-markdown-content",  # Astro Starlight
     "#content > main",  # mdBook
-    "main#main-content .main-page-content",  # MDN
-    'main[role="main"] .markdown-body',  # GitHub-style renderers
+    "section#main-content.content",  # rustdoc
     "article.doc",  # Antora
     ".markdown-section",  # docsify (rendered)
-    'div[role="main"].document',  # MkDocs readthedocs theme
 )
-LANDMARKS = ("main", '[role="main"]', "article", "#main-content", "#content", "#main")
+
+# Page chrome outside the main content, removed before the search for it.
+CHROME = (
+    'nav, footer, [role="navigation"], [role="banner"], [role="contentinfo"], '
+    '[role="search"], [role="complementary"]'
+)
+# Class or id words that name chrome or boilerplate (matched as whole words of the name).
+_CHROME_NAME = re.compile(
+    r"(?:^|[\s_-])(?:"
+    r"breadcrumbs?|sidebar|side-?bar|sidenav|side-?nav|navbar|nav-?bar|navigation|menu|menubar|"
+    r"toc|table-of-contents|pagination|pager|prev-?next|related|share|sharing|social|"
+    r"comments?|disqus|feedback|rating|helpful|newsletter|subscribe|cookies?|consent|gdpr|"
+    r"banner|announcement|advert|advertisement|ads|ad-slot|sponsor|promo|skip|"
+    r"edit-?page|edit-?link|page-?nav|site-?header|site-?footer|masthead|footer|header-nav|"
+    r"navheader|navfooter|toolbar|search|signup|popup|modal"
+    r")(?:$|[\s_-])",
+    re.I,
+)
+_LANDMARK = frozenset({"main", "article"})
+_DESCEND_SHARE = 0.9  # a child holding this share of its parent's prose is the better root
+_LANDMARK_SHARE = 0.6  # ... or this share, for <main> and <article>
 
 # Boilerplate inside the main container, by generator and in general.
 BOILERPLATE = (
@@ -57,12 +77,14 @@ BOILERPLATE = (
     ".pagination, .pager, .prev-next, .related-pages, .md-source-file, .page-nav",
     # edit / feedback / share widgets
     ".md-content__button, .theme-doc-footer, .theme-edit-this-page, .edit-this-page, "
-    ".VPDocFooter, .td-page-meta, .feedback, .page-feedback, .td-content .d-print-none, "
+    ".VPDocFooter, .td-page-meta, .feedback, .page-feedback, .d-print-none, "
     ".theme-doc-toc-mobile, .theme-doc-version-badge, .theme-doc-version-banner, "
     "header.article-meta, .copy-button, .copybtn, .clipboard, .code-copy, .md-clipboard, "
     ".headerlink, .viewcode-link, .viewcode-back",
     # just-the-docs: the collapsible in-page table of contents
     "#markdown-toc, details:has(> summary.text-delta)",
+    # rustdoc: source links, stability versions, section anchors
+    "a.src, .rightside, a.anchor, .out-of-band",
 )
 
 
@@ -74,8 +96,12 @@ def drop_invisible(tree: LexborHTMLParser) -> None:
     for selector in INVISIBLE:
         for node in root.css(selector):
             node.decompose()
-    for node in root.css("[style]"):
-        if _HIDDEN_STYLE.search(node.attributes.get("style") or ""):
+    # An inline-hidden wrapper around most of the page is an anti-flicker veil that a script
+    # lifts (Next.js and others), not hidden text: it stays.
+    body = tree.body
+    veil = 0.5 * len(body.text()) if body is not None else 0
+    for node in root.css('[style]:not([role="tabpanel"])'):
+        if _HIDDEN_STYLE.search(node.attributes.get("style") or "") and len(node.text()) < veil:
             node.decompose()
 
 
@@ -83,28 +109,91 @@ def find_main(tree: LexborHTMLParser) -> LexborNode | None:
     """The element holding the page's main content (the body when nothing better is found)."""
     for selector in GENERATOR_MAIN:
         node = tree.css_first(selector)
-        if node is not None and _words(node) >= 5:
+        if node is not None and len(node.text(separator=" ").split()) >= 5:
             return node
     body = tree.body
     if body is None:
         return None
-    total = _words(body)
-    for selector in LANDMARKS:
-        nodes = tree.css(selector)
-        if len(nodes) == 1 and _words(nodes[0]) >= max(20, 0.3 * total):
-            return nodes[0]
-    return body
+    prose = Prose(body)
+    _drop_chrome(body, prose)
+    return _densest(body, Prose(body))
 
 
 def drop_boilerplate(main: LexborNode) -> None:
     for selector in BOILERPLATE:
         for node in main.css(selector):
             node.decompose()
-    # just-the-docs: the footer (and the <hr> before it) share #main-content with <main>.
-    # Footers elsewhere inside the content container are page chrome too.
+    # Footers inside the content container are page chrome (just-the-docs puts its site
+    # footer beside <main> inside #main-content).
     for node in main.css("footer"):
         node.decompose()
 
 
-def _words(node: LexborNode) -> int:
-    return len(node.text(separator=" ").split())
+class Prose:
+    """Characters of text per element, all and inside links, from one walk of the tree."""
+
+    def __init__(self, root: LexborNode) -> None:
+        self.text: dict[int, int] = {}
+        self.links: dict[int, int] = {}
+        self._measure(root)
+
+    def _measure(self, node: LexborNode) -> tuple[int, int]:
+        text = links = 0
+        for child in node.iter(include_text=True):
+            tag = child.tag
+            if tag == "-text":
+                text += len((child.text_content or "").strip())
+            elif not tag.startswith("-"):
+                child_text, child_links = self._measure(child)
+                text += child_text
+                links += child_text if tag == "a" else child_links
+        self.text[node.mem_id] = text
+        self.links[node.mem_id] = links
+        return text, links
+
+    def outside_links(self, node: LexborNode) -> int:
+        key = node.mem_id
+        return self.text.get(key, 0) - self.links.get(key, 0)
+
+    def link_density(self, node: LexborNode) -> float:
+        text = self.text.get(node.mem_id, 0)
+        return self.links.get(node.mem_id, 0) / text if text else 0.0
+
+
+def _drop_chrome(body: LexborNode, prose: Prose) -> None:
+    """Navigation, banners, footers and sidebars, unless they hold the bulk of the prose."""
+    limit = 0.25 * prose.outside_links(body)
+    for node in body.css(CHROME):
+        if prose.outside_links(node) < limit:
+            node.decompose()
+    for node in body.css("header, aside"):
+        if prose.link_density(node) > 0.5 and node.css_first("h1") is None:
+            node.decompose()
+    for node in body.css("[class], [id]"):
+        attributes = node.attributes
+        name = f"{attributes.get('class') or ''} {attributes.get('id') or ''}"
+        if (
+            _CHROME_NAME.search(name)
+            and prose.outside_links(node) < limit
+            and node.css_first("h1") is None
+        ):
+            node.decompose()
+
+
+def _densest(node: LexborNode, prose: Prose) -> LexborNode:
+    """Walk down into the child that holds nearly all of the prose, while there is one."""
+    while True:
+        total = prose.outside_links(node)
+        if total <= 0:
+            return node
+        best, best_prose = None, 0
+        for child in node.iter():
+            amount = prose.outside_links(child)
+            if amount > best_prose:
+                best, best_prose = child, amount
+        if best is None:
+            return node
+        share = _LANDMARK_SHARE if best.tag in _LANDMARK else _DESCEND_SHARE
+        if best_prose < share * total:
+            return node
+        node = best

@@ -34,8 +34,9 @@ Interpretations (documented because the README leaves them open):
 
 WCXB (documentation pages): word-level precision, recall and F1 exactly as the benchmark's
 evaluate.py (lowercase `\\w+` multiset) on the output reduced to plain text; `with`/`without`
-snippets are looked up case-insensitively in that plain text with whitespace collapsed on
-both sides (Markdown syntax would otherwise split a snippet), averaged per page.
+snippets are looked up case-insensitively in that plain text, both sides without emphasis
+marks and whitespace and with typographic quotes as ASCII (the snippets come from a DOM text
+dump, "calling\\nfetch()\\n, which"), averaged per page like evaluate.py.
 """
 
 from __future__ import annotations
@@ -109,23 +110,26 @@ def _admonition_line(match: re.Match[str]) -> str:
     return f"{indent}{kind}" if kind not in ("code-group", "") else ""
 
 
-def _strip_inline(text: str) -> str:
-    """Markdown inline syntax and embedded HTML reduced to their visible text."""
-    text = _COMMENT.sub(" ", text)
+def _strip_inline(text: str, html: bool = True) -> str:
+    """Markdown inline syntax (and embedded HTML, in an author's source) reduced to its
+    visible text. Extracted Markdown holds no HTML: a `<form>` there is text."""
+    if html:
+        text = _COMMENT.sub(" ", text)
     text = _IMAGE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
     text = _REF_LINK.sub(r"\1", text)
     text = _FOOTNOTE_REF.sub(" ", text)
     text = _AUTOLINK.sub(r"\1", text)
-    text = _TAG.sub(" ", text)
-    text = _ATTR_LIST.sub(" ", text)
-    text = _TEMPLATE.sub(" ", text)
+    if html:
+        text = _TAG.sub(" ", text)
+        text = _ATTR_LIST.sub(" ", text)
+        text = _TEMPLATE.sub(" ", text)
     return _ESCAPE.sub(r"\1", text)
 
 
-def markdown_text(markdown: str | list[Block]) -> str:
+def markdown_text(markdown: str | list[Block], html: bool = True) -> str:
     """Plain text of a Markdown document (or its blocks): the syntax dropped, the visible
-    text kept."""
+    text kept. `html=False` for extracted Markdown (see `_strip_inline`)."""
     prose: list[str] = []
     out: list[str] = []
     blocks = split_blocks(markdown) if isinstance(markdown, str) else markdown
@@ -133,20 +137,21 @@ def markdown_text(markdown: str | list[Block]) -> str:
         if block.code is None:
             prose.append(block.text)
         else:
-            out.append(_prose_text("\n".join(prose)))
+            out.append(_prose_text("\n".join(prose), html))
             prose = []
             out.append("\n".join(block.code))
-    out.append(_prose_text("\n".join(prose)))
+    out.append(_prose_text("\n".join(prose), html))
     return "\n".join(out)
 
 
-def _prose_text(text: str) -> str:
-    text = _COMMENT.sub(" ", text)
-    text = _REF_DEF.sub("", text)
-    text = _ABBR_DEF.sub("", text)
-    text = _MDX_IMPORT.sub("", text)
-    text = "\n".join(_ADMONITION.sub(_admonition_line, line) for line in text.splitlines())
-    return _strip_inline(text)
+def _prose_text(text: str, html: bool = True) -> str:
+    if html:
+        text = _COMMENT.sub(" ", text)
+        text = _REF_DEF.sub("", text)
+        text = _ABBR_DEF.sub("", text)
+        text = _MDX_IMPORT.sub("", text)
+        text = "\n".join(_ADMONITION.sub(_admonition_line, line) for line in text.splitlines())
+    return _strip_inline(text, html)
 
 
 @dataclass
@@ -593,7 +598,7 @@ def score_page(markdown: str, reference: Reference) -> Scores:
         if lines and sum(1 for line in lines if line in source_lines) < 0.5 * len(lines)
     ]
     skipped = set(unmatched[: reference.includes])
-    out_words = words(markdown_text([b for b in blocks if id(b) not in skipped]))
+    out_words = words(markdown_text([b for b in blocks if id(b) not in skipped], html=False))
     ref_words = words(reference.text)
     precision, recall, f1 = prf(out_words, ref_words)
     vocabulary = set(ref_words)
@@ -671,18 +676,59 @@ def _match_headings(wanted: list[str], found: list[str]) -> tuple[int, list[str]
 # ---------------------------------------------------------------- WCXB
 
 
-def _collapse(text: str) -> str:
-    return " ".join(text.lower().split())
+_TYPOGRAPHY = str.maketrans(
+    {"‘": "'", "’": "'", "“": "'", "”": "'", '"': "'", "–": "-", "—": "-", "\u00a0": " "}
+)
+# Line-start syntax (blockquote markers, list bullets and numbers), table pipes, permalink
+# symbols and icon-font glyphs: left out on both sides.
+_LINE_MARKS = re.compile(r"^[ \t]*(?:>[ \t]?)*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?", re.M)
+_SYMBOLS = re.compile("[|#¶\ue000-\uf8ff]")
+_EMPHASIS = re.compile(r"(?<![\w*`~])[*`~]+(?=\S)|(?<=\S)[*`~]+(?![\w*`~])")
+
+
+def _normalize_snippet_text(text: str) -> str:
+    """Markdown marks and symbols out, typographic quotes and dashes as ASCII, lowercase."""
+    text = _LINE_MARKS.sub("", text)
+    text = _SYMBOLS.sub(" ", text)
+    return _EMPHASIS.sub("", text).translate(_TYPOGRAPHY).replace("…", "...").lower()
+
+
+class _Haystack:
+    """Snippet lookup that ignores whitespace but not word boundaries.
+
+    The ground-truth snippets come from a DOM text dump with line breaks around inline
+    elements ("calling\\nfetch()\\n, which"), so whitespace is left out of the comparison;
+    a match must still start at a word boundary of the text ("sign in" is not found in
+    "design"). Its end may not: some snippets stop mid-word. Blockquote markers at line starts
+    are Markdown syntax and are left out too."""
+
+    def __init__(self, text: str) -> None:
+        self.text = _normalize_snippet_text(text)
+        self.positions = [i for i, char in enumerate(self.text) if not char.isspace()]
+        self.squeezed = "".join(self.text[i] for i in self.positions)
+
+    def __contains__(self, snippet: str) -> bool:
+        needle = "".join(_normalize_snippet_text(snippet).split())
+        if not needle:
+            return True
+        start = self.squeezed.find(needle)
+        while start != -1:
+            first = self.positions[start]
+            before = self.text[first - 1] if first else " "
+            if not (before.isalnum() and needle[0].isalnum()):
+                return True
+            start = self.squeezed.find(needle, start + 1)
+        return False
 
 
 def wcxb_scores(markdown: str, truth: dict) -> dict[str, float]:
-    text = markdown_text(markdown)
+    text = markdown_text(markdown, html=False)
     precision, recall, f1 = prf(wcxb_words(text), wcxb_words(truth["main_content"]))
-    haystack = _collapse(text)
+    haystack = _Haystack(text)
     with_ = truth.get("with") or []
     without = truth.get("without") or []
-    found = sum(1 for s in with_ if _collapse(s) in haystack)
-    leaked = sum(1 for s in without if _collapse(s) in haystack)
+    found = sum(1 for s in with_ if s in haystack)
+    leaked = sum(1 for s in without if s in haystack)
     return {
         "f1": f1,
         "precision": precision,

@@ -63,15 +63,16 @@ _CHROME_NAME = re.compile(
     r")(?:$|[\s_-])",
     re.I,
 )
+_CHROME_CONTAINERS = ", ".join(
+    f"{tag}[class], {tag}[id]"
+    for tag in "div section aside header footer nav ul ol li details form table".split()
+)
 _LANDMARK = frozenset({"main", "article"})
 _DESCEND_SHARE = 0.9  # a child holding this share of its parent's prose is the better root
 _LANDMARK_SHARE = 0.6  # ... or this share, for <main> and <article>
 
 # Boilerplate inside the main container, by generator and in general.
 BOILERPLATE = (
-    # permalinks and heading anchors
-    "a.headerlink, a.hash-link, a.header-anchor, a.anchor-heading, a.td-heading-self-link, "
-    "a.anchorjs-link, a.heading-anchor, a.anchor-link, a.autolink-anchor",
     # navigation, tables of contents, breadcrumbs, pagination
     'nav, [role="navigation"], .toc, #toc, .table-of-contents, .breadcrumb, .breadcrumbs, '
     ".pagination, .pager, .prev-next, .related-pages, .md-source-file, .page-nav",
@@ -83,8 +84,8 @@ BOILERPLATE = (
     ".headerlink, .viewcode-link, .viewcode-back",
     # just-the-docs: the collapsible in-page table of contents
     "#markdown-toc, details:has(> summary.text-delta)",
-    # rustdoc: source links, stability versions, section anchors
-    "a.src, .rightside, a.anchor, .out-of-band",
+    # rustdoc: source links, stability versions
+    "a.src, .rightside, .out-of-band",
 )
 
 
@@ -167,9 +168,9 @@ def _drop_chrome(body: LexborNode, prose: Prose) -> None:
         if prose.outside_links(node) < limit:
             node.decompose()
     for node in body.css("header, aside"):
-        if prose.link_density(node) > 0.5 and node.css_first("h1") is None:
+        if prose.link_density(node) > 0.5 and prose.outside_links(node) < limit:
             node.decompose()
-    for node in body.css("[class], [id]"):
+    for node in body.css(_CHROME_CONTAINERS):
         attributes = node.attributes
         name = f"{attributes.get('class') or ''} {attributes.get('id') or ''}"
         if (
@@ -181,7 +182,9 @@ def _drop_chrome(body: LexborNode, prose: Prose) -> None:
 
 
 def _densest(node: LexborNode, prose: Prose) -> LexborNode:
-    """Walk down into the child that holds nearly all of the prose, while there is one."""
+    """Walk down into the child that holds nearly all of the prose, while there is one,
+    but not past the page's title (its first H1 that is not a link)."""
+    title = next((h for h in node.css("h1") if prose.link_density(h) <= 0.5), None)
     while True:
         total = prose.outside_links(node)
         if total <= 0:
@@ -196,4 +199,16 @@ def _densest(node: LexborNode, prose: Prose) -> LexborNode:
         share = _LANDMARK_SHARE if best.tag in _LANDMARK else _DESCEND_SHARE
         if best_prose < share * total:
             return node
+        if title is not None and _contains(node, title) and not _contains(best, title):
+            return node
         node = best
+
+
+def _contains(node: LexborNode, descendant: LexborNode) -> bool:
+    key = descendant.mem_id
+    parent = descendant
+    while parent is not None:
+        if parent.mem_id == node.mem_id:
+            return True
+        parent = parent.parent
+    return key == node.mem_id

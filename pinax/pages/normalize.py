@@ -43,6 +43,12 @@ _ADMONITION_TITLE = (
     ".admonition-title, .custom-block-title, .alert-heading, [class*=admonitionHeading], "
     ".callout-title, .notecard-title, .hint-title"
 )
+_PERMALINK = (
+    "h1 a, h2 a, h3 a, h4 a, h5 a, h6 a, a.headerlink, a.hash-link, a.header-anchor, "
+    "a.anchor-heading, a.td-heading-self-link, a.anchorjs-link, a.heading-anchor, "
+    "a.anchor-link, a.autolink-anchor, a.anchor"
+)
+_PERMALINK_CLASSES = frozenset(re.findall(r"a\.([\w-]+)", _PERMALINK))
 _PERMALINK_TEXT = frozenset({"", "¶", "#", "§", "🔗", "link", "permalink", "\u200b"})
 
 
@@ -51,7 +57,7 @@ def normalize(tree: LexborHTMLParser, main: LexborNode, base_url: str) -> None:
     _tabs(tree, main)
     _admonitions(main)
     _signatures(main)
-    _headings(main)
+    _permalinks(main)
     _links(main, base_url)
 
 
@@ -263,15 +269,16 @@ def _signatures(main: LexborNode) -> None:
 # ---------------------------------------------------------------- headings, lists, links
 
 
-def _headings(main: LexborNode) -> None:
-    for heading in main.css("h1, h2, h3, h4, h5, h6"):
-        for link in heading.css("a"):
-            text = link.text(deep=True).strip().lower()
-            href = link.attributes.get("href") or ""
-            if text in _PERMALINK_TEXT:
-                link.decompose()
-            elif href.startswith("#"):
-                link.unwrap()
+def _permalinks(main: LexborNode) -> None:
+    """Permalink symbols out; self-links that carry the heading's text unwrapped."""
+    for link in main.css(_PERMALINK):
+        text = link.text(deep=True).strip().lower()
+        if text in _PERMALINK_TEXT:
+            link.decompose()
+        elif (link.attributes.get("href") or "").startswith("#") or set(
+            _classes(link)
+        ) & _PERMALINK_CLASSES:
+            link.unwrap()
 
 
 def mark_task_lists(tree: LexborHTMLParser) -> None:

@@ -238,7 +238,7 @@ def fence_language(info: str) -> str:
     if info.startswith("{"):
         match = re.search(r"\.([\w+#-]+)", info)
         return match.group(1).lower() if match else ""
-    first = re.split(r"[\s,{]", info, maxsplit=1)[0] if info else ""
+    first = re.split(r"[\s,{:]", info, maxsplit=1)[0] if info else ""
     return "" if "=" in first else first.strip(".").lower()
 
 
@@ -435,7 +435,7 @@ _LANGUAGE_ALIASES = {
 
 
 def normalize_language(language: str) -> str:
-    language = language.lower().strip()
+    language = language.lower().strip().removesuffix("-vue")  # VitePress: js-vue is js
     return _LANGUAGE_ALIASES.get(language, language)
 
 
@@ -589,15 +589,30 @@ def score_page(markdown: str, reference: Reference) -> Scores:
         for b in blocks
         if b.code is not None
     ]
-    # Pair each include directive of the source with an output code block that matches no
-    # source block (the included file, which the source does not hold): both are left out.
-    source_lines = {line for lines, _ in reference.code_blocks for line in lines}
-    unmatched = [
-        id(b)
-        for b, (lines, _) in zip([b for b in blocks if b.code is not None], out_blocks, strict=True)
-        if lines and sum(1 for line in lines if line in source_lines) < 0.5 * len(lines)
-    ]
-    skipped = set(unmatched[: reference.includes])
+    # Which output block renders each source block: the one holding most of its lines;
+    # ties go to a block in the wanted language (a rendered example beside its source),
+    # then to the block closest in size.
+    matches: list[tuple[int, float]] = []
+    for lines, language in reference.code_blocks:
+        wanted = normalize_language(language)
+        best, best_index, best_key = 0.0, -1, (0.0, False, 0)
+        for index, (out_lines, out_language) in enumerate(out_blocks):
+            share = sum(1 for line in lines if line in out_lines) / len(lines)
+            key = (share, out_language == wanted, -abs(len(out_lines) - len(lines)))
+            if share > 0 and key > best_key:
+                best, best_index, best_key = share, index, key
+        matches.append((best_index, best))
+    # Pair each include directive of the source with an output code block that renders no
+    # source block (the included file, which the source does not hold; the largest such
+    # blocks first): both are left out.
+    claimed = {index for index, share in matches if share >= 0.5}
+    code_blocks = [b for b in blocks if b.code is not None]
+    unclaimed = sorted(
+        (i for i in range(len(code_blocks)) if i not in claimed and out_blocks[i][0]),
+        key=lambda i: -len(out_blocks[i][0]),
+    )
+    unclaimed = [id(code_blocks[i]) for i in unclaimed]
+    skipped = set(unclaimed[: reference.includes])
     out_words = words(markdown_text([b for b in blocks if id(b) not in skipped], html=False))
     ref_words = words(reference.text)
     precision, recall, f1 = prf(out_words, ref_words)
@@ -608,14 +623,9 @@ def score_page(markdown: str, reference: Reference) -> Scores:
     found = languages = language_hits = 0
     missed_code: list[str] = []
     missed_language: list[str] = []
-    for lines, language in reference.code_blocks:
+    for (lines, language), (index, best) in zip(reference.code_blocks, matches, strict=True):
         wanted = normalize_language(language)
-        best, best_language = 0.0, ""
-        for out_lines, out_language in out_blocks:
-            share = sum(1 for line in lines if line in out_lines) / len(lines)
-            # Ties go to a block in the wanted language (a rendered example and its source).
-            if share > best or (share == best and out_language == wanted != best_language):
-                best, best_language = share, out_language
+        best_language = out_blocks[index][1] if index >= 0 else ""
         if best >= 0.9:
             found += 1
             if wanted:

@@ -40,7 +40,7 @@ GENERATOR_MAIN = (
     "main .td-content",  # Hugo Docsy
     "#main-content > main",  # Jekyll just-the-docs
     ".sl-markdown-content",  # Astro Starlight
-    "#content > main",  # mdBook
+    "#content > main, #mdbook-content > main",  # mdBook
     "section#main-content.content",  # rustdoc
     "article.doc",  # Antora
     ".markdown-section",  # docsify (rendered)
@@ -63,11 +63,31 @@ _CHROME_NAME = re.compile(
     r")(?:$|[\s_-])",
     re.I,
 )
+# ... of which these are never content, even inside the content container.
+_BOILERPLATE_NAME = re.compile(
+    r"(?:^|[\s_-])(?:"
+    r"breadcrumbs?|pagination|pager|prev-?next|feedback|rating|helpful|was-this-helpful|"
+    r"newsletter|subscribe|cookies?|consent|advert|advertisement|ad-slot|sponsor|promo|"
+    r"edit-?page|edit-?link|edit-?this|page-?meta|last-?modified|last-?updated|lastmod|"
+    r"pre-?footer|share|sharing|social"
+    r")(?:$|[\s_-])",
+    re.I,
+)
+# Short blocks that say these are page furniture, whatever their markup.
+_BOILERPLATE_TEXT = re.compile(
+    r"^(?:was this (?:page |article |doc |content )?helpful\??.*|"
+    r"(?:last (?:updated|modified|reviewed|edited)|updated|modified) (?:on |at )?.{0,80}|"
+    r"edit (?:this page|on github|page)|improve this (?:page|doc)|"
+    r"(?:report|file) (?:an issue|a problem|a bug|a doc issue)|"
+    r"open table of contents panel\.?|back to top|on this page|in this (?:article|page))$",
+    re.I,
+)
 _CHROME_CONTAINERS = ", ".join(
     f"{tag}[class], {tag}[id]"
     for tag in "div section aside header footer nav ul ol li details form table".split()
 )
 _LANDMARK = frozenset({"main", "article"})
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _DESCEND_SHARE = 0.9  # a child holding this share of its parent's prose is the better root
 _LANDMARK_SHARE = 0.6  # ... or this share, for <main> and <article>
 
@@ -84,8 +104,11 @@ BOILERPLATE = (
     ".headerlink, .viewcode-link, .viewcode-back",
     # just-the-docs: the collapsible in-page table of contents
     "#markdown-toc, details:has(> summary.text-delta)",
-    # rustdoc: source links, stability versions
-    "a.src, .rightside, .out-of-band",
+    # rustdoc: source links, stability versions, "Expand description" toggles
+    "a.src, .rightside, .out-of-band, summary.hideme",
+    # MediaWiki: jump links, notices, edit links, categories
+    "#siteNotice, #siteSub, #contentSub, #jump-to-nav, .mw-jump-link, .mw-editsection, "
+    "#catlinks, .printfooter, .mw-indicators",
 )
 
 
@@ -128,6 +151,33 @@ def drop_boilerplate(main: LexborNode) -> None:
     # footer beside <main> inside #main-content).
     for node in main.css("footer"):
         node.decompose()
+    prose = Prose(main)
+    limit = 0.25 * prose.outside_links(main)
+    for node in main.css(_CHROME_CONTAINERS):
+        if _named(node, _BOILERPLATE_NAME) and prose.outside_links(node) < limit:
+            node.decompose()
+    for node in main.css("p, div, span, li, small, time"):
+        text = node.text(separator=" ")
+        if len(text) < 160 and _BOILERPLATE_TEXT.match(" ".join(text.split())):
+            node.decompose()
+    # Rows of call-to-action buttons ("Get it on ...", "Try it free").
+    for node in main.css("p, div"):
+        buttons = node.css("a.button, a.btn, a[role=button]")
+        if buttons and sum(len(b.text()) for b in buttons) >= 0.9 * len(node.text().strip()):
+            node.decompose()
+
+
+def _named(node: LexborNode, pattern: re.Pattern[str]) -> bool:
+    """Whether the node's class, or its id, names it as `pattern`. An id counts only when
+    the node does not start with a heading: section ids are made from heading text
+    ("Cookies", "Search")."""
+    attributes = node.attributes
+    if pattern.search(attributes.get("class") or ""):
+        return True
+    if not pattern.search(attributes.get("id") or ""):
+        return False
+    first = next(iter(node.iter()), None)
+    return first is None or first.tag not in _HEADINGS
 
 
 class Prose:
@@ -171,10 +221,8 @@ def _drop_chrome(body: LexborNode, prose: Prose) -> None:
         if prose.link_density(node) > 0.5 and prose.outside_links(node) < limit:
             node.decompose()
     for node in body.css(_CHROME_CONTAINERS):
-        attributes = node.attributes
-        name = f"{attributes.get('class') or ''} {attributes.get('id') or ''}"
         if (
-            _CHROME_NAME.search(name)
+            _named(node, _CHROME_NAME)
             and prose.outside_links(node) < limit
             and node.css_first("h1") is None
         ):
@@ -184,7 +232,8 @@ def _drop_chrome(body: LexborNode, prose: Prose) -> None:
 def _densest(node: LexborNode, prose: Prose) -> LexborNode:
     """Walk down into the child that holds nearly all of the prose, while there is one,
     but not past the page's title (its first H1 that is not a link)."""
-    title = next((h for h in node.css("h1") if prose.link_density(h) <= 0.5), None)
+    titles = [h for h in node.css("main h1, article h1, h1") if prose.link_density(h) <= 0.5]
+    title = titles[0] if titles else None
     while True:
         total = prose.outside_links(node)
         if total <= 0:

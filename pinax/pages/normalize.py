@@ -144,29 +144,45 @@ def code_language(pre: LexborNode) -> str:
 
 
 def _code_text(pre: LexborNode) -> str:
-    """The code as the reader sees it: <br> and block-level lines become line breaks."""
-    if pre.css_first("br, div, p, li, tr") is None:
+    """The code as the reader sees it: <br>, block-level elements and per-line elements
+    (a `span.line` and kin right under <pre>/<code>, which CSS makes blocks) end lines."""
+    if pre.css_first("br, div, p, li, tr, [class*=line]") is None:
         return pre.text(deep=True)
     parts: list[str] = []
     _walk_code(pre, parts)
-    return "".join(parts)
+    return "".join(parts).replace(_BREAK, "\n")
 
 
 def _walk_code(node: LexborNode, parts: list[str]) -> None:
+    """Append the text under `node`; a block ends its line unless its text already did."""
     for child in node.iter(include_text=True):
         tag = child.tag
         if tag == "-text":
-            parts.append(child.text_content or "")
+            text = child.text_content or ""
+            if parts and parts[-1] == _BREAK:
+                parts.pop()
+                if not text.startswith("\n"):
+                    parts.append("\n")
+            parts.append(text)
         elif tag == "br":
+            if parts and parts[-1] == _BREAK:
+                parts.pop()
             parts.append("\n")
-        elif tag in _BLOCK_TAGS:
-            if parts and not parts[-1].endswith("\n"):
-                parts.append("\n")
+        elif tag in _BLOCK_TAGS or (node.tag in ("pre", "code") and _is_line(child)):
+            if parts and parts[-1] not in (_BREAK, "\n") and not parts[-1].endswith("\n"):
+                parts.append(_BREAK)
             _walk_code(child, parts)
-            if parts and not parts[-1].endswith("\n"):
-                parts.append("\n")
+            if parts and parts[-1] != _BREAK and not parts[-1].endswith("\n"):
+                parts.append(_BREAK)
         elif not child.is_comment_node:
             _walk_code(child, parts)
+
+
+_BREAK = "\x00"  # a line break owed by a block, written only if text follows without one
+
+
+def _is_line(node: LexborNode) -> bool:
+    return any(cls == "line" or cls.endswith(("-line", "_line")) for cls in _classes(node))
 
 
 # ---------------------------------------------------------------- tabs

@@ -51,43 +51,66 @@ CHROME = (
     'nav, footer, [role="navigation"], [role="banner"], [role="contentinfo"], '
     '[role="search"], [role="complementary"]'
 )
-# Class or id words that name chrome or boilerplate (matched as whole words of the name).
-_CHROME_NAME = re.compile(
-    r"(?:^|[\s_-])(?:"
-    r"breadcrumbs?|sidebar|side-?bar|sidenav|side-?nav|navbar|nav-?bar|navigation|menu|menubar|"
-    r"toc|table-of-contents|pagination|pager|prev-?next|related|share|sharing|social|"
-    r"comments?|disqus|feedback|rating|helpful|newsletter|subscribe|cookies?|consent|gdpr|"
-    r"banner|announcement|advert|advertisement|ads|ad-slot|sponsor|promo|skip|"
-    r"edit-?page|edit-?link|page-?nav|site-?header|site-?footer|masthead|footer|header-nav|"
-    r"navheader|navfooter|toolbar|search|signup|popup|modal"
-    r")(?:$|[\s_-])",
-    re.I,
+
+
+class _NameRule:
+    """Elements whose class or id holds one of `words` as a whole word ("md-sidebar",
+    "feedback--prompt", "pre-footer"). lexbor preselects by substring; the regex decides. An
+    id counts only when the element does not start with a heading: section ids are made
+    from heading text ("Cookies", "Search")."""
+
+    def __init__(self, words: str) -> None:
+        alternatives = "|".join(map(re.escape, words.split()))
+        self.pattern = re.compile(rf"(?:^|[\s_-])(?:{alternatives})(?:$|[\s_-])", re.I)
+        self.selector = ", ".join(
+            f'[class*="{word}" i], [id*="{word}" i]' for word in words.split()
+        )
+
+    def find(self, root: LexborNode) -> list[LexborNode]:
+        return [n for n in root.css(self.selector) if n.tag in _CONTAINERS and self._named(n)]
+
+    def _named(self, node: LexborNode) -> bool:
+        attributes = node.attributes
+        if self.pattern.search(attributes.get("class") or ""):
+            return True
+        if not self.pattern.search(attributes.get("id") or ""):
+            return False
+        first = next(iter(node.iter()), None)
+        return first is None or first.tag not in _HEADINGS
+
+
+_CONTAINERS = frozenset("div section aside header footer nav ul ol li details form table".split())
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Page chrome, by name (removed before the search for the main content).
+_CHROME_NAMES = _NameRule(
+    "breadcrumb breadcrumbs sidebar side-bar sidenav side-nav navbar nav-bar navigation menu "
+    "menubar toc table-of-contents pagination pager prev-next prevnext related share sharing "
+    "social comment comments disqus feedback rating helpful newsletter subscribe cookie "
+    "cookies consent gdpr banner announcement advert advertisement ads ad-slot sponsor promo "
+    "skip edit-page editpage edit-link page-nav site-header site-footer masthead footer "
+    "header-nav navheader navfooter toolbar search signup popup modal"
 )
 # ... of which these are never content, even inside the content container.
-_BOILERPLATE_NAME = re.compile(
-    r"(?:^|[\s_-])(?:"
-    r"breadcrumbs?|pagination|pager|prev-?next|feedback|rating|helpful|was-this-helpful|"
-    r"newsletter|subscribe|cookies?|consent|advert|advertisement|ad-slot|sponsor|promo|"
-    r"edit-?page|edit-?link|edit-?this|page-?meta|last-?modified|last-?updated|lastmod|"
-    r"pre-?footer|share|sharing|social"
-    r")(?:$|[\s_-])",
-    re.I,
+_BOILERPLATE_NAMES = _NameRule(
+    "breadcrumb breadcrumbs pagination pager prev-next prevnext feedback rating helpful "
+    "was-this-helpful newsletter subscribe cookie cookies consent advert advertisement ad-slot "
+    "sponsor promo edit-page editpage edit-link edit-this page-meta last-modified lastmodified "
+    "last-updated lastupdated lastmod pre-footer prefooter share sharing social"
 )
-# Short blocks that say these are page furniture, whatever their markup.
+# Short blocks that say they are page furniture, whatever their markup (looked for near the
+# start and the end of the content, where such furniture sits).
 _BOILERPLATE_TEXT = re.compile(
     r"^(?:was this (?:page |article |doc |content )?helpful\??.*|"
-    r"(?:last (?:updated|modified|reviewed|edited)|updated|modified) (?:on |at )?.{0,80}|"
+    r"last (?:updated|modified|reviewed|edited)\b.{0,100}|"
+    r"(?:updated|modified|published) (?:on )?"
+    r"(?:\d{4}-\d\d-\d\d|[a-z]+ \d{1,2},? \d{4}|\d{1,2} [a-z]+ \d{4}).{0,40}|"
     r"edit (?:this page|on github|page)|improve this (?:page|doc)|"
     r"(?:report|file) (?:an issue|a problem|a bug|a doc issue)|"
     r"open table of contents panel\.?|back to top|on this page|in this (?:article|page))$",
     re.I,
 )
-_CHROME_CONTAINERS = ", ".join(
-    f"{tag}[class], {tag}[id]"
-    for tag in "div section aside header footer nav ul ol li details form table".split()
-)
+_EDGE_BLOCKS = 40
 _LANDMARK = frozenset({"main", "article"})
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _DESCEND_SHARE = 0.9  # a child holding this share of its parent's prose is the better root
 _LANDMARK_SHARE = 0.6  # ... or this share, for <main> and <article>
 
@@ -151,33 +174,32 @@ def drop_boilerplate(main: LexborNode) -> None:
     # footer beside <main> inside #main-content).
     for node in main.css("footer"):
         node.decompose()
-    prose = Prose(main)
-    limit = 0.25 * prose.outside_links(main)
-    for node in main.css(_CHROME_CONTAINERS):
-        if _named(node, _BOILERPLATE_NAME) and prose.outside_links(node) < limit:
+    limit = 0.25 * len(main.text())
+    for node in _BOILERPLATE_NAMES.find(main):
+        if _prose_length(node) < limit:
             node.decompose()
-    for node in main.css("p, div, span, li, small, time"):
-        text = node.text(separator=" ")
-        if len(text) < 160 and _BOILERPLATE_TEXT.match(" ".join(text.split())):
+    blocks = main.css("p, div, span, li, small, time")
+    if len(blocks) > 2 * _EDGE_BLOCKS:
+        blocks = blocks[:_EDGE_BLOCKS] + blocks[-_EDGE_BLOCKS:]
+    for node in blocks:
+        if any(child.tag in _CONTAINERS or child.tag == "p" for child in node.iter()):
+            continue
+        text = " ".join(node.text(separator=" ").split())
+        if len(text) < 160 and _BOILERPLATE_TEXT.match(text):
             node.decompose()
     # Rows of call-to-action buttons ("Get it on ...", "Try it free").
-    for node in main.css("p, div"):
-        buttons = node.css("a.button, a.btn, a[role=button]")
-        if buttons and sum(len(b.text()) for b in buttons) >= 0.9 * len(node.text().strip()):
-            node.decompose()
+    for button in main.css("a.button, a.btn, a[role=button]"):
+        row = button.parent
+        if row is None or row.tag not in ("p", "div"):
+            continue
+        labels = sum(len(b.text()) for b in row.css("a.button, a.btn, a[role=button]"))
+        if labels >= 0.9 * len(row.text().strip()):
+            row.decompose()
 
 
-def _named(node: LexborNode, pattern: re.Pattern[str]) -> bool:
-    """Whether the node's class, or its id, names it as `pattern`. An id counts only when
-    the node does not start with a heading: section ids are made from heading text
-    ("Cookies", "Search")."""
-    attributes = node.attributes
-    if pattern.search(attributes.get("class") or ""):
-        return True
-    if not pattern.search(attributes.get("id") or ""):
-        return False
-    first = next(iter(node.iter()), None)
-    return first is None or first.tag not in _HEADINGS
+def _prose_length(node: LexborNode) -> int:
+    """Characters of text outside links."""
+    return len(node.text()) - sum(len(link.text()) for link in node.css("a"))
 
 
 class Prose:
@@ -220,12 +242,8 @@ def _drop_chrome(body: LexborNode, prose: Prose) -> None:
     for node in body.css("header, aside"):
         if prose.link_density(node) > 0.5 and prose.outside_links(node) < limit:
             node.decompose()
-    for node in body.css(_CHROME_CONTAINERS):
-        if (
-            _named(node, _CHROME_NAME)
-            and prose.outside_links(node) < limit
-            and node.css_first("h1") is None
-        ):
+    for node in _CHROME_NAMES.find(body):
+        if prose.outside_links(node) < limit and node.css_first("h1") is None:
             node.decompose()
 
 

@@ -201,11 +201,12 @@ class _Converter(MarkdownConverter):
         return f"{prefix}[{stripped}]({href}){suffix}"
 
     def convert_summary(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
+        """A disclosure's label: its heading when it holds one, else bold text."""
+        text = text.strip()
+        if text.startswith("#"):
+            return f"\n\n{text}\n\n"
         title = " ".join(text.split())
         return f"\n\n**{title}**\n\n" if title else ""
-
-    def convert_details(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
-        return _blockquote(text, parent_tags)
 
     def convert_blockquote(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
         return _blockquote(text, parent_tags)

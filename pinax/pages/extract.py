@@ -28,6 +28,12 @@ INVISIBLE_CHARS = re.compile(
     "[\u00ad\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
     f"|(?<![{_EMOJI}\ufe0f])\u200d|\u200d(?![{_EMOJI}])"
 )
+# A UTF-8 lead byte read as Latin-1/cp1252, then 1-3 continuation bytes read the same way.
+_MOJIBAKE = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192"
+    "\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]{1,3}"
+)
+_MOJIBAKE_SIGN = re.compile("[\u0080-\u009f]|\u00e2\u20ac")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.I)
 _REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(.*?)\s*$", re.I | re.S)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -120,9 +126,28 @@ def _utf8(body: bytes) -> str | None:
         return None
 
 
+def repair_mojibake(text: str) -> str:
+    """Undo UTF-8 text that was decoded as Latin-1/windows-1252 before it reached us (the page
+    itself says "weâ€™re"). Only runs of such characters that decode as UTF-8 change, and only
+    on pages showing the telltale C1 controls or "â€"."""
+    if not _MOJIBAKE_SIGN.search(text):
+        return text
+    return _MOJIBAKE.sub(_unmangle, text)
+
+
+def _unmangle(match: re.Match[str]) -> str:
+    run = match.group(0)
+    for codec in ("cp1252", "latin-1"):
+        try:
+            return run.encode(codec).decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            continue
+    return run
+
+
 def extract(html: str, url: str) -> Extracted:
     """The page's title, its main content as Markdown, and its signals (see `Extracted`)."""
-    tree = LexborHTMLParser(html)
+    tree = LexborHTMLParser(repair_mojibake(html))
     base = _base_url(tree, url)
     refresh_url = _refresh_url(tree, base)
     alternate = _markdown_alternate(tree, base)

@@ -30,7 +30,13 @@ _CODE_CHROME = (
     "span.lang, .copy, .copy-button, [class*=codeLineNumber], [class*=buttonGroup]"
 )
 _BLOCK_TAGS = frozenset({"div", "p", "li", "tr", "table", "section", "ul", "ol"})
+_ADMONITION_TYPES = (
+    "note abstract summary tldr info todo tip hint important success check done question help "
+    "faq warning caution attention failure fail missing danger error bug example quote cite "
+    "seealso alert"
+).split()
 _ADMONITION = (
+    ", ".join(f"details.{kind}" for kind in _ADMONITION_TYPES) + ", "
     "div.admonition, details.admonition, aside.admonition, .theme-admonition, "
     ".custom-block:not(.code-group), div.alert, aside.callout, div.callout, .notecard, "
     "div.hint, div.note, div.warning, div.tip, div.important, div.caution, "
@@ -79,6 +85,7 @@ def _code_blocks(tree: LexborHTMLParser, main: LexborNode) -> None:
             chrome.decompose()
         for node in pre.css(_CODE_CHROME):
             node.decompose()
+        _drop_line_numbers(pre)
         text = _code_text(pre).replace("\u00a0", " ").rstrip()
         for attr in list(pre.attributes):
             del pre.attrs[attr]
@@ -86,6 +93,64 @@ def _code_blocks(tree: LexborHTMLParser, main: LexborNode) -> None:
         pre.insert_child(text)
         if language:
             pre.attrs["data-lang"] = language
+
+
+def _drop_line_numbers(pre: LexborNode) -> None:
+    """Line numbers in markup without telling class names: elements holding only 1, 2, 3, ...
+    (in order, no gaps), each starting a line, most of them followed by code."""
+    numbers = [n for n in pre.css("span, div, td, a, li, em") if _is_number(n) and _starts_line(n)]
+    if len(numbers) < 2:
+        return
+    values = [int(n.text().strip()) for n in numbers]
+    if values != list(range(values[0], values[0] + len(values))):
+        return
+    if sum(1 for n in numbers if _has_text_after(n)) * 2 >= len(numbers):
+        for node in numbers:
+            node.decompose()
+
+
+def _has_text_after(node: LexborNode) -> bool:
+    """Whether code follows the node on its line."""
+    following = node.next
+    while following is not None:
+        if following.tag == "-text":
+            text = following.text_content or ""
+            head, newline, _ = text.partition("\n")
+            if head.strip():
+                return True
+            if newline:
+                return False
+        elif following.tag == "br":
+            return False
+        elif following.text().strip():
+            return True
+        following = following.next
+    return False
+
+
+def _is_number(node: LexborNode) -> bool:
+    text = node.text().strip()
+    return text.isdigit() and len(text) <= 6 and next(iter(node.iter()), None) is None
+
+
+def _starts_line(node: LexborNode) -> bool:
+    """Nothing but whitespace between the node and the previous line break or block start."""
+    while node is not None and node.tag != "pre":
+        previous = node.prev
+        while previous is not None:
+            if previous.tag == "-text":
+                text = previous.text_content or ""
+                if text.strip(" \t"):
+                    return text.endswith("\n")
+            elif previous.tag in _BLOCK_TAGS or previous.tag == "br":
+                return True
+            elif previous.text().strip():
+                return False
+            previous = previous.prev
+        node = node.parent
+        if node is not None and node.tag in _BLOCK_TAGS:
+            return True
+    return True
 
 
 def _inside_pre(node: LexborNode) -> bool:
@@ -320,6 +385,8 @@ def _links(main: LexborNode, base: str) -> None:
 
 
 def _absolute(base: str, href: str) -> str:
+    if href.startswith(("https://", "http://")):
+        return href
     try:
         return urljoin(base, href)
     except ValueError:

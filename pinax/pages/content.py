@@ -101,10 +101,10 @@ _BOILERPLATE_NAMES = _NameRule(
 # start and the end of the content, where such furniture sits).
 _BOILERPLATE_TEXT = re.compile(
     r"^(?:was this (?:page |article |doc |content )?helpful\??.*|"
-    r"last (?:updated|modified|reviewed|edited)\b.{0,100}|"
+    r"last (?:updated|modified|reviewed|edited)\b.{0,200}|"
     r"(?:updated|modified|published) (?:on )?"
     r"(?:\d{4}-\d\d-\d\d|[a-z]+ \d{1,2},? \d{4}|\d{1,2} [a-z]+ \d{4}).{0,40}|"
-    r"edit (?:this page|on github|page)|improve this (?:page|doc)|"
+    r"edit (?:this )?page(?: on github)?|edit on github|improve this (?:page|doc)|"
     r"(?:report|file) (?:an issue|a problem|a bug|a doc issue)|"
     r"open table of contents panel\.?|back to top|on this page|in this (?:article|page))$",
     re.I,
@@ -140,6 +140,7 @@ def drop_invisible(tree: LexborHTMLParser) -> None:
     root = tree.root
     if root is None:
         return
+    _reveal_streamed(tree)
     for selector in INVISIBLE:
         for node in root.css(selector):
             node.decompose()
@@ -150,6 +151,21 @@ def drop_invisible(tree: LexborHTMLParser) -> None:
     for node in root.css('[style]:not([role="tabpanel"])'):
         if _HIDDEN_STYLE.search(node.attributes.get("style") or "") and len(node.text()) < veil:
             node.decompose()
+
+
+def _reveal_streamed(tree: LexborHTMLParser) -> None:
+    """React streaming rendering sends late content as `<div hidden id="S:n">` and a script
+    moves it into its placeholder `<template id="B:n">` on load: do that move, since the
+    reader sees that content."""
+    for segment in tree.css('div[hidden][id^="S:"]'):
+        key = (segment.attributes.get("id") or "")[2:]
+        placeholder = tree.css_first(f'template[id="B:{key}"]')
+        if placeholder is None:
+            continue
+        for child in list(segment.iter(include_text=True)):
+            placeholder.insert_before(child, move=True)
+        placeholder.decompose()
+        segment.decompose()
 
 
 def find_main(tree: LexborHTMLParser) -> LexborNode | None:
@@ -185,7 +201,7 @@ def drop_boilerplate(main: LexborNode) -> None:
         if any(child.tag in _CONTAINERS or child.tag == "p" for child in node.iter()):
             continue
         text = " ".join(node.text(separator=" ").split())
-        if len(text) < 160 and _BOILERPLATE_TEXT.match(text):
+        if len(text) < 250 and _BOILERPLATE_TEXT.match(text):
             node.decompose()
     # Rows of call-to-action buttons ("Get it on ...", "Try it free").
     for button in main.css("a.button, a.btn, a[role=button]"):

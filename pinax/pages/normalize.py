@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from urllib.parse import urljoin
 
@@ -49,6 +50,7 @@ _ADMONITION_TITLE = (
     ".admonition-title, .custom-block-title, .alert-heading, [class*=admonitionHeading], "
     ".callout-title, .notecard-title, .hint-title"
 )
+_WHITESPACE = re.compile(r"\s")
 _PERMALINK = (
     "h1 a, h2 a, h3 a, h4 a, h5 a, h6 a, a.headerlink, a.hash-link, a.header-anchor, "
     "a.anchor-heading, a.td-heading-self-link, a.anchorjs-link, a.heading-anchor, "
@@ -385,9 +387,8 @@ def _links(main: LexborNode, base: str) -> None:
 
 
 def _absolute(base: str, href: str) -> str:
-    if href.startswith(("https://", "http://")):
-        return href
-    try:
-        return urljoin(base, href)
-    except ValueError:
-        return href
+    """The absolute URL, with whitespace percent-encoded so it stays one Markdown link."""
+    if not href.startswith(("https://", "http://")):
+        with contextlib.suppress(ValueError):
+            href = urljoin(base, href)
+    return _WHITESPACE.sub(lambda m: "%20" if m.group(0) == " " else "", href)

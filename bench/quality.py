@@ -709,8 +709,8 @@ class _Haystack:
     The ground-truth snippets come from a DOM text dump with line breaks around inline
     elements ("calling\\nfetch()\\n, which"), so whitespace is left out of the comparison;
     a match must still start at a word boundary of the text ("sign in" is not found in
-    "design"). Its end may not: some snippets stop mid-word. Blockquote markers at line starts
-    are Markdown syntax and are left out too."""
+    "design") and, for short snippets, end at one ("log in" is not "login"); long snippets may
+    stop mid-word. Line-start Markdown marks are left out too."""
 
     def __init__(self, text: str) -> None:
         self.text = _normalize_snippet_text(text)
@@ -725,7 +725,12 @@ class _Haystack:
         while start != -1:
             first = self.positions[start]
             before = self.text[first - 1] if first else " "
-            if not (before.isalnum() and needle[0].isalnum()):
+            end = self.positions[start + len(needle) - 1] + 1
+            after = self.text[end] if end < len(self.text) else " "
+            starts = not (before.isalnum() and needle[0].isalnum())
+            # Long snippets may stop mid-word; short ones are whole words ("log in" ≠ "login").
+            ends = len(needle) >= 40 or not (after.isalnum() and needle[-1].isalnum())
+            if starts and ends:
                 return True
             start = self.squeezed.find(needle, start + 1)
         return False

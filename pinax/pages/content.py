@@ -194,7 +194,7 @@ def drop_boilerplate(main: LexborNode) -> None:
     for node in _BOILERPLATE_NAMES.find(main):
         if _prose_length(node) < limit:
             node.decompose()
-    blocks = main.css("p, div, span, li, small, time")
+    blocks = main.css("p, div, span, li, small, time, a")
     if len(blocks) > 2 * _EDGE_BLOCKS:
         blocks = blocks[:_EDGE_BLOCKS] + blocks[-_EDGE_BLOCKS:]
     for node in blocks:

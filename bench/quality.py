@@ -186,6 +186,7 @@ def split_blocks(markdown: str) -> list[Block]:
                 and closing["fence"][0] == fence[0]
                 and len(closing["fence"]) >= len(fence)
                 and not closing["info"]
+                and len(closing["indent"]) <= len(indent) + 3  # deeper is code (CommonMark)
             ):
                 break
             code.append(_dedent_prefix(lines[i], indent))

@@ -111,6 +111,11 @@ _BOILERPLATE_TEXT = re.compile(
 )
 _EDGE_BLOCKS = 40
 _LANDMARK = frozenset({"main", "article"})
+# What the search may walk into: wrappers, not content blocks (a page of one code block is
+# that block inside its page).
+_WRAPPERS = frozenset(
+    {"div", "section", "main", "article", "center", "form", "span", "table", "tbody", "tr", "td"}
+)
 _DESCEND_SHARE = 0.9  # a child holding this share of its parent's prose is the better root
 _LANDMARK_SHARE = 0.6  # ... or this share, for <main> and <article>
 
@@ -274,6 +279,8 @@ def _densest(node: LexborNode, prose: Prose) -> LexborNode:
             return node
         best, best_prose = None, 0
         for child in node.iter():
+            if child.tag not in _WRAPPERS and "-" not in child.tag:  # custom elements wrap too
+                continue
             amount = prose.outside_links(child)
             if amount > best_prose:
                 best, best_prose = child, amount

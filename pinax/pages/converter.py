@@ -105,7 +105,7 @@ class _Converter(MarkdownConverter):
         children = [(c, _name(c)) for c in node.iter(include_text=True)]
         inside_block = name in BLOCK
         tags = parent_tags | {name}
-        if _HEADING.match(name) or name in ("td", "th"):
+        if _HEADING.match(name):
             tags |= {"_inline"}
         if name in ("pre", "code", "kbd", "samp"):
             tags |= {"_noformat"}
@@ -158,6 +158,8 @@ class _Converter(MarkdownConverter):
         return " " if "_inline" in parent_tags else "\n"
 
     def convert_list(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
+        if "_inline" in parent_tags:
+            return " " + text.strip().removesuffix(";") + " "
         if "li" in parent_tags:
             return "\n" + text.rstrip()
         return "\n\n" + text + "\n"
@@ -172,6 +174,11 @@ class _Converter(MarkdownConverter):
         return f"\n\n{text}\n\n" if text.strip() else ""
 
     convert_article = convert_section = convert_main = convert_header = convert_div
+    # Table parts reach these only as the root of the content (a layout cell): see
+    # convert_whole_table for tables.
+    convert_tbody = convert_thead = convert_tfoot = convert_tr = convert_td = convert_th = (
+        convert_div
+    )
     convert_aside = convert_figure = convert_nav = convert_footer = convert_div
     convert_center = convert_form = convert_fieldset = convert_address = convert_div
 
@@ -179,10 +186,16 @@ class _Converter(MarkdownConverter):
         text = (text or "").strip()
         if not text:
             return "\n"
+        if "_inline" in parent_tags:  # a list in a table cell: items in a row
+            return " ".join(text.split()) + "; "
         bullet = f"{self._ordinal(el.node)}. " if el.parent_name == "ol" else "- "
         indent = " " * len(bullet)
         body = _LINE_CONTENT.sub(lambda m: indent + m.group(1) if m.group(1) else "", text)
         return bullet + body[len(indent) :] + "\n"
+
+    def convert_video(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
+        src = el.get("src") or ""
+        return f"[{text.strip() or 'video'}]({src})" if src else text
 
     def convert_img(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
         alt = " ".join((el.get("alt") or "").split())
@@ -259,12 +272,14 @@ class _Converter(MarkdownConverter):
     # -- tables
 
     def convert_whole_table(self, table: LexborNode, parent_tags: frozenset[str]) -> str:
-        """A GFM table; a layout table (nested tables, headings) as its cells' blocks."""
+        """A GFM table; a layout table (one cell, nested tables, headings) as its cells'
+        blocks."""
         rows = [r for r in table.css("tr") if _nearest_table(r) == table.mem_id]
         if not rows:
             return ""
-        if table.css_first("table, h1, h2, h3, h4, h5, h6") is not None or "_inline" in parent_tags:
-            cells = [c for r in rows for c in r.iter() if c.tag in ("td", "th")]
+        cells = [c for r in rows for c in r.iter() if c.tag in ("td", "th")]
+        nested = any(n.mem_id != table.mem_id for n in table.css("table, h1, h2, h3, h4, h5, h6"))
+        if nested or len(cells) == 1 or "_inline" in parent_tags:
             blocks = [self.process_node(c, "div", "tr", parent_tags) for c in cells]
             return "\n\n" + "\n\n".join(b.strip("\n") for b in blocks if b.strip()) + "\n\n"
         cell_tags = parent_tags | {"_inline", "td"}

@@ -11,32 +11,47 @@ Fixture metrics (one page = rendered HTML + the author's source):
   output fence names the same language (aliases such as py/python, sh/bash count as equal).
 - heading recall: share of the source's headings (plus the front-matter title, where the page
   takes its H1 from there) that appear, same words, as a Markdown heading of the output.
-- boilerplate leak: share of the output's words that never occur in the source or title.
+- boilerplate leak: share of the output's words (occurrences) whose word never occurs in the
+  source or title.
 
 Interpretations (documented because the README leaves them open):
 - Words are lowercase runs of letters, digits and underscore (as WCXB), with leading and
   trailing underscores stripped, so `__init__` and Markdown `_emphasis_` score alike.
-- Source and output are both reduced to plain text the same way before counting: link and
-  image targets, fence lines, HTML tags and comments, attribute lists (`{ #id }`, `{: .note }`),
-  reference-link definitions, abbreviation definitions, template tags (Liquid, Hugo shortcodes,
-  MDX import/export) are dropped; link text, image alt text and code are kept. Admonition,
-  tab and container markers keep their title (or their type word when untitled).
-- reStructuredText: directive names, options, role names, targets, comments and substitution
-  definitions are dropped; directive arguments and role contents are kept.
+- Source and output are reduced to plain text before counting: link and image targets,
+  fence lines and backslash escapes go; link text, image alt text and code stay. The author's
+  source also loses its HTML tags and comments, attribute lists (`{ #id }`, `{: .note }`),
+  reference-link and abbreviation definitions, template tags (Liquid, Hugo shortcodes, MDX
+  import/export) and the names of admonition/tab/container markers (`!!! note "Title"`,
+  `=== "Tab"`, `::: tip`) keep their title, or their type word when untitled. A fence's
+  `title="..."` is visible text. Extracted Markdown holds no HTML, so `<form>` there is text.
+- Markdown sources are parsed the CommonMark way for fences (a closing fence indented 4+
+  spaces deeper is code), MyST directive fences (```{note}) hold Markdown, ```{code-block}
+  holds code, ```{toctree}/{contents}/{include} is generated and left out; Docsy `tabpane`
+  shortcodes render each `tab` as a code block in its `lang` (unless text=true).
+- reStructuredText: section titles (under/overlined), literal blocks (`::`), doctest blocks
+  and code directives are parsed; directive names, options, role names, targets, comments
+  and substitution definitions are dropped, directive arguments, role contents and
+  footnotes kept; `:hide:` doctests and testsetup/testcleanup (never rendered) left out.
 - Code lines are compared whitespace-collapsed, after stripping leading `>`, `#`, `~` and
-  spaces (blockquote prefixes, shell prompts, hidden-line markers), on both sides alike.
-  Known rendering transforms (mkdocs-material annotation markers `(1)!`, VitePress
-  `[!code ...]` comments, Hugo `{{</* x */>}}` escapes) are undone in the source.
-- Source blocks that are only include directives (`--8<--`, `{{#include}}`, `<<< @/`, ...)
-  are not comparable and are left out, as are blocks with no non-blank line.
-- Caveats the fixtures README lists (generated content, unexpanded includes) are left in:
-  they cap every method equally.
+  spaces (blockquote prefixes, shell prompts, hidden-line markers) and the markers sites
+  rewrite (mkdocs-material annotations `(1)!`, VitePress `[!code ...]`), on both sides
+  alike. Hugo `{{</* x */>}}` escapes are undone in the source; source lines holding a live
+  template call (`{{% param %}}`, `{{ site.x }}`) render to values it does not hold and are
+  left out of their block.
+- Include directives (`--8<--`, `{{#include}}`, `<<< @/`, `{{% readfile %}}`) are not
+  comparable: such source blocks are left out, and each is paired with the largest output
+  code block that renders no source block (the included file), which is left out of F1 and
+  leak too. Every method is scored this way.
+- Headings: a leading section number ("4.1. ") is not heading text, and an output heading
+  may carry up to two more words than the source's (a badge or version label).
+- Caveats the fixtures README lists (generated content, unexpanded Markdown includes,
+  Docsy section indexes) are otherwise left in: they cap every method equally.
 
 WCXB (documentation pages): word-level precision, recall and F1 exactly as the benchmark's
 evaluate.py (lowercase `\\w+` multiset) on the output reduced to plain text; `with`/`without`
-snippets are looked up case-insensitively in that plain text, both sides without emphasis
-marks and whitespace and with typographic quotes as ASCII (the snippets come from a DOM text
-dump, "calling\\nfetch()\\n, which"), averaged per page like evaluate.py.
+snippets are looked up case-insensitively in that plain text (see `_Haystack`: Markdown marks,
+typographic quotes and whitespace are normalized on both sides, because the snippets come
+from a DOM text dump, "calling\\nfetch()\\n, which"), averaged per page like evaluate.py.
 """
 
 from __future__ import annotations

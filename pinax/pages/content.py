@@ -182,9 +182,11 @@ def find_main(tree: LexborHTMLParser) -> LexborNode | None:
     body = tree.body
     if body is None:
         return None
-    prose = Prose(body)
-    _drop_chrome(body, prose)
-    return _densest(body, Prose(body))
+    try:
+        _drop_chrome(body, Prose(body))
+        return _densest(body, Prose(body))
+    except RecursionError:  # markup nested thousands deep: no search, the whole body
+        return body
 
 
 def drop_boilerplate(main: LexborNode) -> None:

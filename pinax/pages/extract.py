@@ -162,7 +162,10 @@ def extract(html: str, url: str) -> Extracted:
     drop_boilerplate(main)
     normalize(tree, main, base)
     title = _title(tree, main)
-    markdown = tidy(to_markdown(main))
+    try:
+        markdown = tidy(to_markdown(main))
+    except RecursionError:  # markup nested thousands deep: keep its text, line by line
+        markdown = tidy("\n".join(line.strip() for line in main.text(separator="\n").splitlines()))
     words = len(_WORD.findall(markdown))
     js_shell = refresh_url is None and has_scripts and words < _JS_SHELL_WORDS
     return Extracted(title, markdown, refresh_url, alternate, js_shell, words)

@@ -302,12 +302,18 @@ def test_main_content_without_page_chrome() -> None:
         + "<p>Some real paragraph text about the topic.</p>"
         * 5
         + "<div class='feedback'>Was this page helpful?</div><p>Last updated on March 3, 2025</p>"
+        "<p><a href='/p'>Previous Setup</a> <a href='/n'>Next Usage</a></p>"
         "</div></div><footer>© 2025 Example</footer></body></html>"
     )
     out = extract(html, URL).markdown
     assert out.startswith("# Page title\n\nSome real paragraph")
-    for chrome in ("Site", "X", "helpful", "Last updated", "©"):
+    for chrome in ("Site", "X", "helpful", "Last updated", "©", "Previous", "Next"):
         assert chrome not in out
+
+
+def test_adjacent_label_spans_stay_separate_words() -> None:
+    html = "<h4><span>customer</span><span>nullable string</span></h4><p><b>W</b>ord</p>"
+    assert md(html) == "#### customer nullable string\n\n**W**ord\n"
 
 
 def test_no_text_is_added_to_the_page() -> None:

@@ -109,6 +109,8 @@ _BOILERPLATE_TEXT = re.compile(
     r"open table of contents panel\.?|back to top|on this page|in this (?:article|page))$",
     re.I,
 )
+# Links to the previous or next page ("Previous Tutorial: Tic-Tac-Toe  Next Installation").
+_PAGER_TEXT = re.compile(r"^\W{0,2}(?:previous|prev|next)\b", re.I)
 _EDGE_BLOCKS = 40
 _LANDMARK = frozenset({"main", "article"})
 # What the search may walk into: wrappers, not content blocks (a page of one code block is
@@ -208,7 +210,11 @@ def drop_boilerplate(main: LexborNode) -> None:
         if any(child.tag in _CONTAINERS or child.tag == "p" for child in node.iter()):
             continue
         text = " ".join(node.text(separator=" ").split())
-        if len(text) < 250 and _BOILERPLATE_TEXT.match(text):
+        if len(text) >= 250:
+            continue
+        if _BOILERPLATE_TEXT.match(text) or (
+            _PAGER_TEXT.match(text) and _prose_length(node) <= 0.1 * len(text)
+        ):
             node.decompose()
     # Rows of call-to-action buttons ("Get it on ...", "Try it free").
     for button in main.css("a.button, a.btn, a[role=button]"):

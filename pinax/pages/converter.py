@@ -36,6 +36,7 @@ BLOCK = frozenset(
     "h1 h2 h3 h4 h5 h6 main header aside figure figcaption details summary hr "
     "pinax-admonition pinax-title pinax-tab pinax-signature pinax-body".split()
 )
+_LABELS = frozenset({"span", "label", "time", "small"})
 SKIP = frozenset({"script", "style", "template", "head", "title", "noscript"})
 
 
@@ -125,7 +126,20 @@ class _Converter(MarkdownConverter):
             elif child_name.startswith("-") or child_name in SKIP:
                 continue
             else:
-                strings.append(self.process_node(child, child_name, name, tags))
+                text = self.process_node(child, child_name, name, tags)
+                # Sibling spans with no space between them are separate labels that CSS
+                # lays apart ("customer" "string"): keep them apart as words too.
+                if (
+                    child_name in _LABELS
+                    and index
+                    and children[index - 1][1] in _LABELS
+                    and strings
+                    and strings[-1][-1:].isalnum()
+                    and text[:1].isalnum()
+                    and "_noformat" not in tags
+                ):
+                    text = " " + text
+                strings.append(text)
         text = "".join(strings) if "pre" in tags else _join_collapsing_newlines(strings)
         convert = self.get_conv_fn_cached(name)
         if convert is None:

@@ -123,15 +123,14 @@ _LANDMARK_SHARE = 0.6  # ... or this share, for <main> and <article>
 
 # Boilerplate inside the main container, by generator and in general.
 BOILERPLATE = (
-    # navigation, tables of contents, breadcrumbs, pagination
-    'nav, [role="navigation"], .toc, #toc, .table-of-contents, .breadcrumb, .breadcrumbs, '
-    ".pagination, .pager, .prev-next, .related-pages, .md-source-file, .page-nav",
-    # edit / feedback / share widgets
+    # navigation and tables of contents (breadcrumbs, pagers: see _BOILERPLATE_NAMES)
+    'nav, [role="navigation"], .toc, #toc, .table-of-contents, .related-pages, '
+    ".md-source-file, .page-nav",
+    # edit links, version banners, copy buttons, source links of generators
     ".md-content__button, .theme-doc-footer, .theme-edit-this-page, .edit-this-page, "
-    ".VPDocFooter, .td-page-meta, .feedback, .page-feedback, .d-print-none, "
-    ".theme-doc-toc-mobile, .theme-doc-version-badge, .theme-doc-version-banner, "
-    "header.article-meta, .copy-button, .copybtn, .clipboard, .code-copy, .md-clipboard, "
-    ".headerlink, .viewcode-link, .viewcode-back",
+    ".VPDocFooter, .td-page-meta, .d-print-none, .theme-doc-toc-mobile, "
+    ".theme-doc-version-badge, .theme-doc-version-banner, header.article-meta, .copy-button, "
+    ".copybtn, .clipboard, .code-copy, .md-clipboard, .viewcode-link, .viewcode-back",
     # just-the-docs: the collapsible in-page table of contents
     "#markdown-toc, details:has(> summary.text-delta)",
     # rustdoc: source links, stability versions, "Expand description" toggles
@@ -192,6 +191,7 @@ def find_main(tree: LexborHTMLParser) -> LexborNode | None:
 
 
 def drop_boilerplate(main: LexborNode) -> None:
+    """Chrome inside the content container: by selector, by name, by wording at the edges."""
     for selector in BOILERPLATE:
         for node in main.css(selector):
             node.decompose()
@@ -279,8 +279,8 @@ def _drop_chrome(body: LexborNode, prose: Prose) -> None:
 def _densest(node: LexborNode, prose: Prose) -> LexborNode:
     """Walk down into the child that holds nearly all of the prose, while there is one,
     but not past the page's title (its first H1 that is not a link)."""
-    titles = [h for h in node.css("main h1, article h1, h1") if prose.link_density(h) <= 0.5]
-    title = titles[0] if titles else None
+    titles = node.css("main h1, article h1") or node.css("h1")
+    title = next((h for h in titles if prose.link_density(h) <= 0.5), None)
     while True:
         total = prose.outside_links(node)
         if total <= 0:
@@ -303,10 +303,9 @@ def _densest(node: LexborNode, prose: Prose) -> LexborNode:
 
 
 def _contains(node: LexborNode, descendant: LexborNode) -> bool:
-    key = descendant.mem_id
-    parent = descendant
-    while parent is not None:
-        if parent.mem_id == node.mem_id:
+    ancestor: LexborNode | None = descendant
+    while ancestor is not None:
+        if ancestor.mem_id == node.mem_id:
             return True
-        parent = parent.parent
-    return key == node.mem_id
+        ancestor = ancestor.parent
+    return False

@@ -133,9 +133,15 @@ def test_admonitions_are_blockquotes_with_their_title() -> None:
         '<div class="theme-admonition theme-admonition-tip alert"><div class="admonitionHeading_x">'
         'tip</div><div class="admonitionContent_y"><p>Tip text.</p></div></div>'
     )
+    html += (
+        '<details class="warning"><summary>Careful</summary><p>Collapsed.</p></details>'
+        "<details><summary>More</summary><p>Plain disclosure.</p></details>"
+    )
     out = md(html)
     assert "> **Note**\n>\n> Body text." in out
     assert "> **tip**\n>\n> Tip text." in out
+    assert "> **Careful**\n>\n> Collapsed." in out
+    assert "**More**\n\nPlain disclosure." in out
 
 
 def test_inline_formatting_links_and_images() -> None:

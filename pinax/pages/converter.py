@@ -28,7 +28,7 @@ _LINE_CONTENT = re.compile(r"^(.*)", re.M)
 _NEWLINE_WHITESPACE = re.compile(r"[\t \r\n]*[\r\n][\t \r\n]*")
 _WHITESPACE = re.compile(r"[\t ]+")
 _EDGE_NEWLINES = re.compile(r"^(\n*)((?:.*[^\n])?)(\n*)$", re.S)
-_HEADING = re.compile(r"^h([1-6])$")
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 
 # markdownify's block elements (whitespace around and inside them is not content) + ours.
 BLOCK = frozenset(
@@ -76,7 +76,7 @@ def _name(node: LexborNode) -> str:
     tag = node.tag
     if tag.startswith("-"):
         return tag
-    role = node.attributes.get("data-pinax") if tag in ("div", "p", "dt", "dd", "span") else None
+    role = node.attributes.get("data-pinax")
     return f"pinax-{role}" if role else tag
 
 
@@ -106,7 +106,7 @@ class _Converter(MarkdownConverter):
         children = [(c, _name(c)) for c in node.iter(include_text=True)]
         inside_block = name in BLOCK
         tags = parent_tags | {name}
-        if _HEADING.match(name):
+        if name in _HEADINGS:
             tags |= {"_inline"}
         if name in ("pre", "code", "kbd", "samp"):
             tags |= {"_noformat"}
@@ -341,6 +341,8 @@ def _blockquote(text: str, parent_tags: frozenset[str]) -> str:
 
 def _join_collapsing_newlines(strings: list[str]) -> str:
     """markdownify's rule: at a child boundary, keep the larger newline run, at most two."""
+    if len(strings) == 1:
+        return strings[0]
     out = [""]
     for string in strings:
         if not string:

@@ -23,11 +23,25 @@ from pinax.pages.normalize import mark_task_lists, normalize
 # Zero-width and bidirectional control characters: invisible, and a classic way to smuggle
 # text past a human reviewer. U+00AD (soft hyphen) is invisible too. A zero-width joiner
 # between two emoji is part of the emoji and stays.
-_EMOJI = "\u2600-\u27bf\U0001f000-\U0001faff"
-INVISIBLE_CHARS = re.compile(
-    "[\u00ad\u180e\u200b\u200c\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
-    f"|(?<![{_EMOJI}\ufe0f])\u200d|\u200d(?![{_EMOJI}])"
-)
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_EMOJI = re.compile("[\u2600-\u27bf\ufe0f\U0001f000-\U0001faff]")
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without zero-width and bidirectional control characters (see above)."""
+    return _INVISIBLE.sub(_unless_emoji_joiner, text) if _INVISIBLE.search(text) else text
+
+
+def _unless_emoji_joiner(match: re.Match[str]) -> str:
+    if match.group(0) != "\u200d":
+        return ""
+    text, at = match.string, match.start()
+    joins_emoji = (
+        0 < at < len(text) - 1 and _EMOJI.match(text[at - 1]) and _EMOJI.match(text[at + 1])
+    )
+    return "\u200d" if joins_emoji else ""
+
+
 # A UTF-8 lead byte read as Latin-1/cp1252, then 1-3 continuation bytes read the same way.
 _MOJIBAKE = re.compile(
     "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192"
@@ -37,7 +51,7 @@ _MOJIBAKE_SIGN = re.compile("[\u0080-\u009f]|\u00e2\u20ac")
 _CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.I)
 _REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(.*?)\s*$", re.I | re.S)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_BLANK_RUNS = re.compile(r"\n{3,}")
+_TRAILING_SPACE = re.compile(r"[ \t]+$", re.M)
 _WORD = re.compile(r"\w+")
 # WHATWG: these labels mean windows-1252 in every browser.
 _WINDOWS_1252 = frozenset(
@@ -174,22 +188,23 @@ def extract(html: str, url: str) -> Extracted:
 def tidy(markdown: str) -> str:
     """Invisible characters out, NBSP as spaces, trailing spaces and blank-line runs trimmed
     (blank lines inside fenced code are kept as they are)."""
-    markdown = INVISIBLE_CHARS.sub("", markdown).replace("\u00a0", " ")
+    markdown = strip_invisible(markdown).replace("\u00a0", " ")
+    markdown = _TRAILING_SPACE.sub("", markdown).strip("\n")
+    if "\n\n\n" in markdown:
+        markdown = _collapse_blank_runs(markdown)
+    return markdown + "\n" if markdown else ""
+
+
+def _collapse_blank_runs(markdown: str) -> str:
     out: list[str] = []
     fence: str | None = None
     blank = 0
-    for line in markdown.splitlines():
-        line = line.rstrip()
+    for line in markdown.split("\n"):
         match = _FENCE.match(line)
         if fence is None and match:
             fence = match.group(1)
-        elif (
-            fence is not None
-            and match
-            and line.strip() == fence[0] * len(line.strip())
-            and len(line.strip()) >= len(fence)
-        ):
-            fence = None
+        elif fence is not None and match and line.strip() == fence[0] * len(line.strip()):
+            fence = None if len(line.strip()) >= len(fence) else fence
         if fence is None and not line:
             blank += 1
             if blank > 1:
@@ -197,7 +212,7 @@ def tidy(markdown: str) -> str:
         else:
             blank = 0
         out.append(line)
-    return "\n".join(out).strip("\n") + "\n" if out else ""
+    return "\n".join(out)
 
 
 def _base_url(tree: LexborHTMLParser, url: str) -> str:
@@ -247,4 +262,4 @@ def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
 
 
 def _clean_text(text: str) -> str:
-    return " ".join(INVISIBLE_CHARS.sub("", text).split()).rstrip("¶#").strip()
+    return " ".join(strip_invisible(text).split()).rstrip("¶#").strip()

@@ -1,8 +1,9 @@
 """Rewrite the main content's structure into what the Markdown converter expects.
 
-- code blocks: one `<pre data-lang>` holding the plain code text (line numbers, copy buttons,
-  language labels and titles out; the language from `language-*`, `lang-*`, `highlight-*`,
-  `brush:` classes or `data-lang` on the block or its wrappers);
+- code blocks: one `<pre data-lang>` holding the plain code text (line numbers, copy buttons
+  and language labels out; the language from `language-*`, `lang-*`, `highlight-*`,
+  `brush:` classes or `data-lang` on the block or its wrappers; a title beside the block
+  stays, as a line of text above it);
 - tabs (ARIA tab lists, MkDocs Material tabbed sets, VitePress code groups, Docsy tab panes):
   every panel kept, each preceded by its label;
 - admonitions and callouts: marked, with their title, for a blockquote;
@@ -21,9 +22,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 _LANGUAGE_CLASS = re.compile(
     r"^(?:highlight-source|language|lang|highlight|brush)[-:]\s*([\w+#.-]+)$", re.I
 )
-_NOT_A_LANGUAGE = frozenset(
-    {"none", "plain", "plaintext", "nohighlight", "notranslate", "text-only", "source", "js-"}
-)
+_NOT_A_LANGUAGE = frozenset({"none", "plain", "plaintext", "nohighlight", "notranslate"})
 _LANGUAGE_ALIASES = {"default": "python", "python3": "python", "ipython3": "python"}
 _CODE_CHROME = (
     ".linenos, .lineno, .linenodiv, td.linenos, .gutter, .line-numbers-rows, "
@@ -64,8 +63,8 @@ def normalize(tree: LexborHTMLParser, main: LexborNode, base_url: str) -> None:
     _code_blocks(tree, main)
     _tabs(tree, main)
     _admonitions(main)
-    _signatures(main)
     _permalinks(main)
+    _signatures(main)
     _links(main, base_url)
 
 
@@ -80,7 +79,7 @@ def _code_blocks(tree: LexborHTMLParser, main: LexborNode) -> None:
             table.insert_before(pre, move=True)
             table.decompose()
     for pre in main.css("pre"):
-        if pre.parent is not None and _inside_pre(pre):
+        if _inside_pre(pre):
             continue
         language = code_language(pre)
         for chrome in _chrome_around(pre):
@@ -171,15 +170,10 @@ def _chrome_around(pre: LexborNode) -> list[LexborNode]:
     for _ in range(3):
         if parent is None or parent.tag not in ("div", "figure"):
             break
-        found.extend(
-            n for n in parent.css("button, span.lang, .copy, .code-block-header") if not _has_pre(n)
-        )
+        chrome = parent.css("button, span.lang, .copy, .code-block-header")
+        found.extend(n for n in chrome if n.css_first("pre") is None)
         parent = parent.parent
     return found
-
-
-def _has_pre(node: LexborNode) -> bool:
-    return node.css_first("pre") is not None
 
 
 def code_language(pre: LexborNode) -> str:
@@ -308,11 +302,13 @@ def _classes(node: LexborNode) -> list[str]:
 def _label_panels(
     tree: LexborHTMLParser, labels: list[LexborNode], panels: list[LexborNode]
 ) -> None:
+    """Put each tab's label above its panel; empty panels go."""
     for label, panel in zip(labels, panels, strict=False):
+        if not panel.text(deep=True).strip():
+            panel.decompose()
+            continue
         text = " ".join(label.text(separator=" ").split())
-        if not text or not panel.text(deep=True).strip():
-            if not panel.text(deep=True).strip():
-                panel.decompose()
+        if not text:
             continue
         marker = tree.create_node("p")
         marker.attrs["data-pinax"] = "tab"

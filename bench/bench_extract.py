@@ -9,8 +9,9 @@ Methods, all run on the same pages in the same process:
               plain markdownify, decoding as UTF-8 (the README's best baseline)
 - mdify-body: plain markdownify of <body> (the README's naive baseline)
 
-Timings are wall-clock per page (median of the page's runs is not taken: one run per page,
-and the huge page best of three); the machine is shared, so expect noise.
+Speed: wall-clock time of one run per page (median ms/page, and MB of HTML per second over
+all pages), and the best of three runs on the 5.5 MB CPython changelog. The machine is
+shared, so expect noise; compare methods within one run.
 """
 
 from __future__ import annotations
@@ -232,6 +233,15 @@ def print_pages(results: list[PageResult]) -> None:
             print(f"    {details}")
 
 
+def print_wcxb_pages(results: list[WcxbResult]) -> None:
+    for r in sorted(results, key=lambda r: r.scores["f1"]):
+        s = r.scores
+        print(
+            f"{r.page_id} f1 {s['f1']:.3f} p {s['precision']:.3f} r {s['recall']:.3f}"
+            f" with {s['with']:.2f} without {s['without']:.2f} {r.url}"
+        )
+
+
 def hard_cases() -> list[tuple[str, bool, str]]:
     """Pinax on the hard cases: (case, passed, what was seen)."""
     by_key = {f.key: f for f in fixtures(SITES)}
@@ -302,12 +312,7 @@ def main(argv: list[str] | None = None) -> int:
             wcxb[name] = wcxb_summary(wresults)
             if args.pages:
                 print(f"\n== {name}: WCXB")
-                for r in sorted(wresults, key=lambda r: r.scores["f1"]):
-                    s = r.scores
-                    print(
-                        f"{r.page_id} f1 {s['f1']:.3f} p {s['precision']:.3f} r {s['recall']:.3f}"
-                        f" with {s['with']:.2f} without {s['without']:.2f} {r.url}"
-                    )
+                print_wcxb_pages(wresults)
         else:
             wresults = []
         speeds[name] = speed([*results, *wresults]) if results or wresults else (0, 0)

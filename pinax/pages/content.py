@@ -54,14 +54,18 @@ CHROME = (
 
 
 class _NameRule:
-    """Elements whose class or id holds one of `words` as a whole word ("md-sidebar",
-    "feedback--prompt", "pre-footer"). lexbor preselects by substring; the regex decides. An
-    id counts only when the element does not start with a heading: section ids are made
-    from heading text ("Cookies", "Search")."""
+    """Elements named for `words` by their class (a whole word of it: "md-sidebar",
+    "feedback--prompt") or their id (one that starts with it, "pre-footer", or, with
+    `ids_start=False`, holds it as a whole word, "main-sidebar"). lexbor
+    preselects by substring; the regexes decide. Document sections that start with a
+    heading are never matched by id: their ids are made from the heading's text ("Cookies",
+    "SQL-FOR-UPDATE-SHARE")."""
 
-    def __init__(self, words: str) -> None:
+    def __init__(self, words: str, ids_start: bool = True) -> None:
         alternatives = "|".join(map(re.escape, words.split()))
-        self.pattern = re.compile(rf"(?:^|[\s_-])(?:{alternatives})(?:$|[\s_-])", re.I)
+        self.in_class = re.compile(rf"(?:^|[\s_-])(?:{alternatives})(?:$|[\s_-])", re.I)
+        start = "^" if ids_start else r"(?:^|[_-])"
+        self.id_start = re.compile(rf"{start}(?:{alternatives})(?:$|[_-])", re.I)
         self.selector = ", ".join(
             f'[class*="{word}" i], [id*="{word}" i]' for word in words.split()
         )
@@ -71,12 +75,16 @@ class _NameRule:
 
     def _named(self, node: LexborNode) -> bool:
         attributes = node.attributes
-        if self.pattern.search(attributes.get("class") or ""):
+        classes = attributes.get("class") or ""
+        if self.in_class.search(classes):
             return True
-        if not self.pattern.search(attributes.get("id") or ""):
+        if not self.id_start.search(attributes.get("id") or ""):
             return False
+        section = node.tag == "section" or any(
+            c.startswith(("sect", "refsect")) for c in classes.lower().split()
+        )
         first = next(iter(node.iter()), None)
-        return first is None or first.tag not in _HEADINGS
+        return not (section and first is not None and first.tag in _HEADINGS)
 
 
 _CONTAINERS = frozenset("div section aside header footer nav ul ol li details form table".split())
@@ -88,7 +96,8 @@ _CHROME_NAMES = _NameRule(
     "social comment comments disqus feedback rating helpful newsletter subscribe cookie "
     "cookies consent gdpr banner announcement advert advertisement ads ad-slot sponsor promo "
     "skip edit-page editpage edit-link page-nav site-header site-footer masthead footer "
-    "header-nav navheader navfooter toolbar search signup popup modal"
+    "header-nav navheader navfooter toolbar search signup popup modal",
+    ids_start=False,
 )
 # ... of which these are never content, even inside the content container.
 _BOILERPLATE_NAMES = _NameRule(

@@ -55,20 +55,8 @@ _TRAILING_SPACE = re.compile(r"[ \t]+$", re.M)
 _WORD = re.compile(r"\w+")
 # WHATWG: these labels mean windows-1252 in every browser.
 _WINDOWS_1252 = frozenset(
-    {
-        "iso-8859-1",
-        "iso8859-1",
-        "latin1",
-        "latin-1",
-        "l1",
-        "ascii",
-        "us-ascii",
-        "cp819",
-        "ibm819",
-        "iso-ir-100",
-        "windows-1252",
-        "cp1252",
-    }
+    "iso-8859-1 iso8859-1 latin1 latin-1 l1 ascii us-ascii cp819 ibm819 iso-ir-100 "
+    "windows-1252 cp1252".split()
 )
 _REFRESH_MAX_DELAY = 10.0  # seconds; a slower refresh is a notice, not a redirect stub
 _JS_SHELL_WORDS = 25
@@ -78,7 +66,8 @@ _JS_SHELL_WORDS = 25
 class Extracted:
     """What `extract` found on a page.
 
-    title: the page's title (its first main-content H1, else og:title, else <title>).
+    title: the page's title: the first H1 of the main content, else of the page, else its
+        og:title, else its <title>.
     markdown: the main content as Markdown ("" when there is none).
     refresh_url: absolute target of a `<meta http-equiv=refresh>` redirect (delay <= 10 s), for
         the reader to follow within its allow-list; None when the page is not a redirect stub.
@@ -246,19 +235,18 @@ def _markdown_alternate(tree: LexborHTMLParser, base: str) -> str | None:
 
 
 def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
-    candidates = [main.css_first("h1") if main is not None else None]
+    headings = [main.css_first("h1") if main is not None else None, tree.css_first("h1")]
     og = tree.css_first('meta[property="og:title"]')
-    for node in (*candidates, tree.css_first("h1")):
-        if node is not None:
-            text = _clean_text(node.text(separator=" "))
-            if text:
-                return text
-    if og is not None:
-        text = _clean_text(og.attributes.get("content") or "")
-        if text:
-            return text
-    node = tree.css_first("title")
-    return _clean_text(node.text()) if node is not None else ""
+    title = tree.css_first("title")
+    for text in (
+        *(h.text(separator=" ") for h in headings if h is not None),
+        og.attributes.get("content") or "" if og is not None else "",
+        title.text() if title is not None else "",
+    ):
+        cleaned = _clean_text(text)
+        if cleaned:
+            return cleaned
+    return ""
 
 
 def _clean_text(text: str) -> str:

@@ -197,6 +197,33 @@ def test_hidden_tab_panels_are_kept_and_labelled() -> None:
     assert md(html) == "**npm**\n\n```sh\nnpm i\n```\n\n**yarn**\n\n```sh\nyarn add\n```\n"
 
 
+def test_generator_tab_sets_are_labelled() -> None:
+    mkdocs = (
+        '<div class="tabbed-set tabbed-alternate"><input id="t1" type="radio" checked>'
+        '<input id="t2" type="radio"><div class="tabbed-labels"><label for="t1">pip</label>'
+        '<label for="t2">docker</label></div><div class="tabbed-content">'
+        '<div class="tabbed-block"><p>Use pip.</p></div>'
+        '<div class="tabbed-block"><p>Use docker.</p></div></div></div>'
+    )
+    vitepress = (
+        '<div class="vp-code-group"><div class="tabs"><input type="radio" checked>'
+        '<label data-title="npm">npm</label><input type="radio"><label data-title="yarn">yarn'
+        '</label></div><div class="blocks"><div class="language-sh active"><pre><code>npm i'
+        '</code></pre></div><div class="language-sh"><pre><code>yarn add</code></pre></div>'
+        "</div></div>"
+    )
+    assert md(mkdocs) == "**pip**\n\nUse pip.\n\n**docker**\n\nUse docker.\n"
+    assert md(vitepress) == "**npm**\n\n```sh\nnpm i\n```\n\n**yarn**\n\n```sh\nyarn add\n```\n"
+
+
+def test_react_streamed_segments_are_shown_where_they_belong() -> None:
+    html = (
+        '<main><p>Before.</p><template id="B:1"></template><p>After.</p></main>'
+        '<div hidden id="S:1"><p>Streamed in.</p></div><script>$RC("B:1","S:1")</script>'
+    )
+    assert extract(html, URL).markdown == "Before.\n\nStreamed in.\n\nAfter.\n"
+
+
 def test_docusaurus_hidden_tabs_on_a_real_page() -> None:
     html, meta = fixture("docusaurus/browser")
     assert '<div role="tabpanel" class="tabItem_Ymn6" hidden="">' in html

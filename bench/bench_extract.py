@@ -17,7 +17,6 @@ shared, so expect noise; compare methods within one run.
 from __future__ import annotations
 
 import argparse
-import gzip
 import os
 import re
 import statistics
@@ -155,7 +154,7 @@ class WcxbResult:
 def run_wcxb(method: Method) -> list[WcxbResult]:
     results = []
     for page in wcxb_pages(WCXB):
-        body = gzip.decompress(page.html_path.read_bytes())
+        body = page.html_bytes()
         start = time.perf_counter()
         markdown = method(body, page.url, None)
         seconds = time.perf_counter() - start

@@ -819,8 +819,8 @@ class WcxbPage:
     html_path: Path
     truth: dict
 
-    def html(self) -> str:
-        return gzip.decompress(self.html_path.read_bytes()).decode("utf-8", errors="replace")
+    def html_bytes(self) -> bytes:
+        return gzip.decompress(self.html_path.read_bytes())
 
 
 def wcxb_pages(root: Path) -> Iterator[WcxbPage]:

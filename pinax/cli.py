@@ -460,6 +460,40 @@ def cache_clear(
     typer.echo(f"removed {removed} cached page{'' if removed == 1 else 's'}")
 
 
+@app.command()
+def extract(
+    file: Annotated[str, typer.Argument(help="A saved HTML page, or - for standard input.")],
+    url: Annotated[
+        str, typer.Option("--url", help="The page's address, to make its links absolute.")
+    ] = "",
+    charset: Annotated[
+        str | None, typer.Option("--charset", help="The charset its server declared, if any.")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print title, signals and Markdown as JSON.")
+    ] = False,
+) -> None:
+    """Print a saved page's main content as Markdown, as get_page extracts it (no server)."""
+    from dataclasses import asdict
+
+    from pinax.pages.extract import decode_html
+    from pinax.pages.extract import extract as extract_page
+
+    try:
+        body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+    page = extract_page(decode_html(body, charset), url)
+    if as_json:
+        typer.echo(json.dumps(asdict(page), ensure_ascii=False, indent=2))
+        return
+    if page.refresh_url:
+        typer.echo(f"pinax: this page redirects to {page.refresh_url}", err=True)
+    if page.js_shell:
+        typer.echo("pinax: this page renders in the browser: it has almost no text", err=True)
+    typer.echo(page.markdown, nl=False)
+
+
 def version_callback(value: bool) -> None:
     if value:
         typer.echo(f"pinax {__version__}")

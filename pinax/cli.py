@@ -45,6 +45,17 @@ CacheDirOption = Annotated[
 TtlOption = Annotated[
     float, typer.Option("--ttl", help="Seconds a cached page stays fresh.", min=0)
 ]
+AllowPrivateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-private",
+        metavar="CIDR",
+        help="Let get_page connect to this private network (CIDR, e.g. 10.20.0.0/16 for an "
+        "intranet docs site). Repeat for several; also $PINAX_ALLOW_PRIVATE, comma-separated. "
+        "Loopback, private, link-local and other non-public addresses are refused otherwise.",
+        show_default=False,
+    ),
+]
 LogLevelOption = Annotated[
     str, typer.Option("--log-level", help="debug, info, warning or error (logs go to stderr).")
 ]
@@ -64,14 +75,19 @@ def setup_logging(level: str) -> None:
     )
 
 
-def load_tools(docs: list[Path], cache_dir: Path | None = None, ttl: float | None = None) -> Any:
+def load_tools(
+    docs: list[Path],
+    cache_dir: Path | None = None,
+    ttl: float | None = None,
+    allow_private: list[str] | None = None,
+) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
     from pinax.tools import Tools
 
     if not docs:
         fail("give at least one manifest with --docs FILE")
     try:
-        return Tools.open(docs, cache_dir, ttl)
+        return Tools.open(docs, cache_dir, ttl, allow_private or ())
     except PinaxError as exc:
         fail(exc.message)
 
@@ -81,11 +97,12 @@ def serve(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = 24 * 3600,
+    allow_private: AllowPrivateOption = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Run the MCP server on stdio."""
     setup_logging(log_level)
-    tools = load_tools(docs, cache_dir, ttl)
+    tools = load_tools(docs, cache_dir, ttl, allow_private)
     from pinax.server import create_server
 
     create_server(tools).run()
@@ -149,12 +166,13 @@ def page(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = 24 * 3600,
+    allow_private: AllowPrivateOption = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the whole result as JSON.")
     ] = False,
 ) -> None:
     """Print a page as Markdown, as the get_page tool returns it."""
-    tools = load_tools(docs, cache_dir, ttl)
+    tools = load_tools(docs, cache_dir, ttl, allow_private)
     try:
         result = asyncio.run(tools.get_page(url))
     except PinaxError as exc:

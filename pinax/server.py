@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import WithJsonSchema
+from pydantic import PlainValidator, WithJsonSchema
 
 from pinax import __version__
 from pinax.errors import error_result
@@ -36,8 +36,18 @@ Result = Annotated[CallToolResult, dict[str, Any]]
 
 
 def _arg(schema: dict[str, Any]) -> Any:
-    """A parameter the schema describes but tools.py validates."""
-    return Annotated[Any, WithJsonSchema(schema)]
+    """A parameter the schema describes but tools.py validates.
+
+    String parameters are annotated `str` (with validation switched off) because the SDK
+    JSON-decodes string arguments of any other annotation: a query of `null` or `[1]` would
+    reach tools.py as None or a list.
+    """
+    kind = str if schema.get("type") == "string" else Any
+    return Annotated[kind, PlainValidator(_as_sent), WithJsonSchema(schema)]
+
+
+def _as_sent(value: Any) -> Any:
+    return value
 
 
 DocsArg = _arg(

@@ -2,14 +2,17 @@
 
 Entries are kept past their TTL (until diskcache's size limit evicts them) so an expired copy
 can still be revalidated or served when the site is down; freshness is decided here, from the
-time each entry was stored.
+time each entry was stored. Entries are stored as JSON, never pickled: whoever can write the
+cache folder must not be able to run code in the server, and a corrupt entry is only a miss.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +50,10 @@ class PageCache:
 
             try:
                 self._cache = diskcache.Cache(
-                    str(self.directory / "pages"), size_limit=SIZE_LIMIT, timeout=2
+                    str(self.directory / "pages"),
+                    size_limit=SIZE_LIMIT,
+                    timeout=2,
+                    disk=diskcache.JSONDisk,
                 )
             except Exception as exc:  # diskcache raises sqlite3 and OS errors alike
                 raise CacheError(f"cannot open the page cache in {self.directory}: {exc}") from exc
@@ -59,6 +65,10 @@ class PageCache:
             stored = self._open().get(key)
         except CacheError:
             raise
+        except (zlib.error, ValueError):  # a corrupt entry: forget it, fetch again
+            with contextlib.suppress(Exception):  # if that fails, the next put overwrites it
+                self._open().delete(key)
+            return None
         except Exception as exc:
             raise CacheError(f"cannot read the page cache: {exc}") from exc
         if not isinstance(stored, dict) or "entry" not in stored or "stored_at" not in stored:

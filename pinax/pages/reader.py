@@ -5,12 +5,17 @@ from __future__ import annotations
 import logging
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from pinax.errors import CacheError, FetchFailed
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.policy import UrlPolicy
+
+if TYPE_CHECKING:
+    from pinax.pages.extract import Extracted
 
 log = logging.getLogger("pinax.pages")
 
@@ -30,7 +35,7 @@ class PageReader:
     ) -> None:
         self.policy = policy
         self.cache = cache
-        self.fetcher = fetcher or Fetcher(policy.check)
+        self.fetcher = fetcher or Fetcher(policy.check, addresses=policy.addresses)
 
     async def read(self, url: str, title_hint: str = "") -> dict[str, Any]:
         self.policy.check(url)
@@ -71,9 +76,8 @@ class PageReader:
             title = heading.group(1) if heading else title_hint
             source = "markdown"
         else:
-            from pinax.pages.extract import decode_html, extract
-
-            extracted = extract(decode_html(response.body, response.charset), response.url)
+            # Seconds of CPU for a big page: off the event loop, so other calls go on.
+            extracted = await anyio.to_thread.run_sync(_extract, response)
             markdown, title, source = extracted.markdown, extracted.title or title_hint, "html"
         return {
             "url": response.url,
@@ -82,6 +86,12 @@ class PageReader:
             "fetched_at": fetched_at,
             "markdown": markdown,
         }
+
+
+def _extract(response: Response) -> Extracted:
+    from pinax.pages.extract import decode_html, extract
+
+    return extract(decode_html(response.body, response.charset), response.url)
 
 
 def _is_markdown(response: Response) -> bool:

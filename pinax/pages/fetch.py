@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from email.message import Message
 from email.utils import parsedate_to_datetime
+from ipaddress import ip_address
 from time import time
 from typing import Any
 from urllib.parse import urljoin
@@ -115,7 +116,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         try:
             with anyio.fail_after(timeout):
-                found = await self.resolver(host, port)
+                found = [host] if _is_ip(host) else await self.resolver(host, port)
         except TimeoutError:
             raise httpcore.ConnectTimeout(f"looking up {host} timed out") from None
         except OSError as exc:
@@ -263,16 +264,18 @@ class Fetcher:
         try:
             async for raw in response.aiter_raw():
                 received += len(raw)
-                chunk = decoder.decode(raw, cap - size + 1)
+                # Never decode past the cap, nor past max_ratio times what has arrived.
+                allowance = min(cap, max(RATIO_FLOOR, limits.max_ratio * received))
+                chunk = decoder.decode(raw, allowance - size + 1)
                 size += len(chunk)
+                if size > allowance and allowance < cap:
+                    raise FetchFailed(
+                        f"{url}: refused a decompression bomb (over {limits.max_ratio}:1; "
+                        f"{received:,} compressed bytes made over {size - 1:,})"
+                    )
                 if received > cap or size > cap:
                     raise FetchFailed(
                         f"{url}: page is over the {cap:,}-byte limit; stopped reading"
-                    )
-                if size > RATIO_FLOOR and size > limits.max_ratio * received:
-                    raise FetchFailed(
-                        f"{url}: refused a decompression bomb ({received:,} compressed bytes "
-                        f"made {size:,}, over {limits.max_ratio}:1)"
                     )
                 chunks.append(chunk)
         except httpx.TimeoutException:
@@ -346,6 +349,14 @@ def _retry_after(value: str | None) -> str:
         except (TypeError, ValueError, OverflowError):
             return ""
     return f" (the site asks to retry after {max(0, seconds)} s)"
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _reason(exc: httpx.HTTPError) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import ssl
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,6 +28,8 @@ from pinax.pages.reader import PageReader
 from pinax.tools import Tools
 from tests.conftest import LOOPBACK, ROOT
 from tests.http_site import Reply, Site
+from tests.raw_server import RawServer, head
+from tests.tls_certs import client_context, server_context
 
 PAGE = Reply(
     200, b"<main><h1>Page</h1><p>on the docs site</p></main>", {"Content-Type": "text/html"}
@@ -65,7 +68,11 @@ def dialed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def wire(
-    tmp_path: Path, sites: list[str], resolver: Resolver, allow: tuple[str, ...] = ()
+    tmp_path: Path,
+    sites: list[str],
+    resolver: Resolver,
+    allow: tuple[str, ...] = (),
+    verify: ssl.SSLContext | bool = True,
 ) -> Tools:
     """Tools over a manifest with one page on each site, wired as Tools.open wires them."""
     pages = [{"url": f"{site}/page", "title": f"Page {i}"} for i, site in enumerate(sites)]
@@ -75,7 +82,7 @@ def wire(
     )
     library = Library.load([manifest])
     policy = UrlPolicy(site_origins(library.site_urls()), AddressPolicy(allow))
-    fetcher = Fetcher(policy.check, addresses=policy.addresses, resolver=resolver)
+    fetcher = Fetcher(policy.check, addresses=policy.addresses, resolver=resolver, verify=verify)
     return Tools(library, PageReader(policy, None, fetcher))
 
 
@@ -290,6 +297,26 @@ def test_a_rebinding_answer_is_checked_again_and_the_checked_address_is_dialed(
         get(tools, f"http://docs.test:{port}/page")
     assert resolver.lookups == ["docs.test", "docs.test"]
     assert dialed == ["127.0.0.1"] and site.hits("/page") == 1
+
+
+def test_tls_is_verified_for_the_host_name_while_the_checked_address_is_dialed(
+    tmp_path: Path, dialed: list[str]
+) -> None:
+    """Dialing by IP keeps TLS honest: the certificate must name the URL's host (SNI)."""
+
+    def page(server: RawServer, connection) -> None:
+        length = str(len(PAGE.body))
+        server.send(connection, head(content_type="text/html", content_length=length) + PAGE.body)
+
+    with RawServer(page, tls=server_context()) as server:
+        port = server.port
+        resolver = Resolver({"docs.test": ["127.0.0.1"], "other.test": ["127.0.0.1"]})
+        sites = [f"https://docs.test:{port}", f"https://other.test:{port}"]
+        tools = wire(tmp_path, sites, resolver, (LOOPBACK,), verify=client_context())
+        assert get(tools, f"https://docs.test:{port}/page")["title"] == "Page"
+        with pytest.raises(FetchFailed, match=r"(?i)hostname mismatch|doesn't match"):
+            get(tools, f"https://other.test:{port}/page")
+    assert dialed == ["127.0.0.1", "127.0.0.1"]
 
 
 def test_the_allowance_opens_only_its_network(

@@ -2,8 +2,8 @@
 
 Entries are kept past their TTL (until diskcache's size limit evicts them) so an expired copy
 can still be revalidated or served when the site is down; freshness is decided here, from the
-time each entry was stored. Entries are stored as JSON, never pickled: whoever can write the
-cache folder must not be able to run code in the server, and a corrupt entry is only a miss.
+time each entry was stored. Entries are JSON, never pickles (see cache_disk.py), and a corrupt
+entry is only a miss.
 """
 
 from __future__ import annotations
@@ -48,12 +48,14 @@ class PageCache:
         if self._cache is None:
             import diskcache
 
+            from pinax.pages.cache_disk import JsonOnlyDisk
+
             try:
                 self._cache = diskcache.Cache(
                     str(self.directory / "pages"),
                     size_limit=SIZE_LIMIT,
                     timeout=2,
-                    disk=diskcache.JSONDisk,
+                    disk=JsonOnlyDisk,
                 )
             except Exception as exc:  # diskcache raises sqlite3 and OS errors alike
                 raise CacheError(f"cannot open the page cache in {self.directory}: {exc}") from exc

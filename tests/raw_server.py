@@ -7,6 +7,7 @@ connection, after the request head was read; `server.sent` counts the body bytes
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import ssl
 import struct
@@ -62,6 +63,8 @@ class RawServer:
     def __exit__(self, *exc: object) -> None:
         self._closed.set()
         assert self._socket is not None
+        with contextlib.suppress(OSError):
+            self._socket.shutdown(socket.SHUT_RDWR)  # wakes accept(); close() alone does not
         self._socket.close()
 
     def _accept(self) -> None:

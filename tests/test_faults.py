@@ -124,6 +124,11 @@ def answer(status: str, **headers: str) -> Callable:
     return reply
 
 
+def retry_in_ten_minutes(server: RawServer, connection) -> None:
+    later = formatdate(time() + 600, usegmt=True)
+    answer("429 Too Many Requests", retry_after=later)(server, connection)
+
+
 NETWORK_FAULTS = {
     "connection refused": (None, r"could not connect"),
     "reset mid-body": (reset_mid_body, r"RemoteProtocolError|ReadError|reset|closed"),
@@ -132,10 +137,7 @@ NETWORK_FAULTS = {
         answer("429 Too Many Requests", retry_after="120"),
         r"HTTP 429 Too Many Requests \(the site asks to retry after 120 s\)",
     ),
-    "429 Retry-After date": (
-        answer("429 Too Many Requests", retry_after=formatdate(time() + 600, usegmt=True)),
-        r"HTTP 429 .*retry after (59\d|600) s",
-    ),
+    "429 Retry-After date": (retry_in_ten_minutes, r"HTTP 429 .*retry after (59\d|600) s"),
     "500": (answer("500 Internal Server Error"), r"HTTP 500"),
     "502": (answer("502 Bad Gateway"), r"HTTP 502"),
     "503": (answer("503 Service Unavailable", retry_after="30"), r"HTTP 503 .*retry after 30 s"),

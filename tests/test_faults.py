@@ -21,7 +21,7 @@ import subprocess
 import sys
 import zlib
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import ExitStack, asynccontextmanager
 from email.utils import formatdate
 from pathlib import Path
 from time import time
@@ -80,9 +80,11 @@ def wire(tmp_path: Path, urls: list[str]) -> Tools:
 
 
 @asynccontextmanager
-async def serving(tools: Tools) -> AsyncIterator[Callable]:
-    """call(name, **args) -> (ok, payload) through the real MCP server, in process."""
-    async with Client(create_server(tools, warm=False)) as client:
+async def session(target: Tools | StdioServerParameters) -> AsyncIterator[Callable]:
+    """call(name, **args) -> (ok, payload or error) through the real MCP server: in process
+    for Tools, else `pinax serve` over stdio."""
+    server = create_server(target, warm=False) if isinstance(target, Tools) else target
+    async with Client(server) as client:
 
         async def call(name: str, **args) -> tuple[bool, dict]:
             result = await client.call_tool(name, args)
@@ -105,10 +107,18 @@ async def still_serving(call: Callable, cached_url: str) -> None:
 # The network
 
 
-def closed_port() -> str:
+def closed_port(stack: ExitStack) -> str:
     with RawServer(lambda server, connection: None) as gone:
         url = gone.url("/page")
     return url
+
+
+def served(handler: Callable, tls: bool = False) -> Callable[[ExitStack], str]:
+    def start(stack: ExitStack) -> str:
+        context = server_context() if tls else None
+        return stack.enter_context(RawServer(handler, tls=context)).url("/page")
+
+    return start
 
 
 def reset_mid_body(server: RawServer, connection) -> None:
@@ -129,20 +139,27 @@ def retry_in_ten_minutes(server: RawServer, connection) -> None:
     answer("429 Too Many Requests", retry_after=later)(server, connection)
 
 
+# fault -> (start it, returning the URL that meets it; what the error message says)
 NETWORK_FAULTS = {
-    "connection refused": (None, r"could not connect"),
-    "reset mid-body": (reset_mid_body, r"RemoteProtocolError|ReadError|reset|closed"),
-    "TLS failure": ("tls", r"CERTIFICATE_VERIFY_FAILED"),
+    "connection refused": (closed_port, r"could not connect"),
+    "reset mid-body": (served(reset_mid_body), r"RemoteProtocolError|ReadError|reset|closed"),
+    "TLS failure": (served(answer("200 OK"), tls=True), r"CERTIFICATE_VERIFY_FAILED"),
     "429 Retry-After seconds": (
-        answer("429 Too Many Requests", retry_after="120"),
+        served(answer("429 Too Many Requests", retry_after="120")),
         r"HTTP 429 Too Many Requests \(the site asks to retry after 120 s\)",
     ),
-    "429 Retry-After date": (retry_in_ten_minutes, r"HTTP 429 .*retry after (59\d|600) s"),
-    "500": (answer("500 Internal Server Error"), r"HTTP 500"),
-    "502": (answer("502 Bad Gateway"), r"HTTP 502"),
-    "503": (answer("503 Service Unavailable", retry_after="30"), r"HTTP 503 .*retry after 30 s"),
-    "DNS failure": ("dns", r"cannot resolve gone.test"),
-    "silent server": (lambda server, connection: connection.recv(1), r"timed out|no complete"),
+    "429 Retry-After date": (served(retry_in_ten_minutes), r"HTTP 429 .*retry after (59\d|600) s"),
+    "500": (served(answer("500 Internal Server Error")), r"HTTP 500"),
+    "502": (served(answer("502 Bad Gateway")), r"HTTP 502"),
+    "503": (
+        served(answer("503 Service Unavailable", retry_after="30")),
+        r"HTTP 503 .*retry after 30 s",
+    ),
+    "DNS failure": (lambda stack: "http://gone.test/page", r"cannot resolve gone.test"),
+    "silent server": (
+        served(lambda server, connection: connection.recv(1)),
+        r"timed out|no complete",
+    ),
 }
 
 
@@ -150,17 +167,12 @@ NETWORK_FAULTS = {
 async def test_network_faults_are_fetch_failures_and_nothing_else_breaks(
     tmp_path: Path, site: Site, fault: str
 ) -> None:
-    handler, message = NETWORK_FAULTS[fault]
+    start, message = NETWORK_FAULTS[fault]
     site.add("/guide", GUIDE)
-    with RawServer(
-        handler if callable(handler) else reset_mid_body,
-        tls=server_context() if handler == "tls" else None,
-    ) as raw:
-        broken = {None: closed_port(), "dns": "http://gone.test/page"}.get(
-            handler, raw.url("/page")
-        )
+    with ExitStack() as stack:
+        broken = start(stack)
         tools = wire(tmp_path, [site.url("/guide"), broken])
-        async with serving(tools) as call:
+        async with session(tools) as call:
             assert (await call("get_page", url=site.url("/guide")))[0]
             ok, error = await call("get_page", url=broken)
             assert not ok and error["code"] == "fetch_failed", error
@@ -184,7 +196,7 @@ async def test_a_corrupt_entry_is_refetched_and_replaced(tmp_path: Path, site: S
     site.add("/guide", GUIDE)
     site.add("/more", MORE)
     tools = wire(tmp_path, [site.url("/guide"), site.url("/more")])
-    async with serving(tools) as call:
+    async with session(tools) as call:
         assert (await call("get_page", url=site.url("/guide")))[0]
         assert (await call("get_page", url=site.url("/more")))[0]
         with cache_rows(tmp_path / "cache") as db:
@@ -217,7 +229,7 @@ async def test_a_planted_pickle_is_not_loaded(tmp_path: Path, site: Site) -> Non
     site.add("/more", MORE)
     tools = wire(tmp_path, [site.url("/guide"), site.url("/more")])
     marker = tmp_path / "code-ran"
-    async with serving(tools) as call:
+    async with session(tools) as call:
         assert (await call("get_page", url=site.url("/guide")))[0]
         with diskcache.Cache(str(tmp_path / "cache" / "pages")) as planter:  # pickles values
             planter.set(key_of(site.url("/more")), {"entry": Payload(marker), "stored_at": time()})
@@ -233,7 +245,7 @@ async def test_the_cache_folder_deleted_mid_run(tmp_path: Path, site: Site) -> N
     site.add("/guide", GUIDE)
     site.add("/more", MORE)
     tools = wire(tmp_path, [site.url("/guide"), site.url("/more")])
-    async with serving(tools) as call:
+    async with session(tools) as call:
         assert (await call("get_page", url=site.url("/guide")))[0]
         shutil.rmtree(tmp_path / "cache")
         ok, page = await call("get_page", url=site.url("/more"))
@@ -242,7 +254,7 @@ async def test_the_cache_folder_deleted_mid_run(tmp_path: Path, site: Site) -> N
         assert ok and page["title"] == "Guide"
         assert (await call("search_pages", query="more"))[0]
     again = wire(tmp_path, [site.url("/guide"), site.url("/more")])
-    async with serving(again) as call:
+    async with session(again) as call:
         assert (await call("get_page", url=site.url("/more")))[1]["cached"] is False
         assert (await call("get_page", url=site.url("/more")))[1]["cached"] is True
 
@@ -272,19 +284,6 @@ def serve_in_namespace(mount: str, cache: Path, manifest: Path) -> StdioServerPa
     )
 
 
-@asynccontextmanager
-async def stdio(params: StdioServerParameters) -> AsyncIterator[Callable]:
-    async with Client(params) as client:
-
-        async def call(name: str, **args) -> tuple[bool, dict]:
-            result = await client.call_tool(name, args)
-            if result.is_error:
-                return False, json.loads(result.content[0].text)["error"]
-            return True, result.structured_content
-
-        yield call
-
-
 async def test_a_read_only_cache_folder(tmp_path: Path, site: Site) -> None:
     """A read-only filesystem under the cache: pages are served live, a page the site fails
     is a cache_error naming both failures, and the cached pages are all still there after."""
@@ -299,7 +298,7 @@ async def test_a_read_only_cache_folder(tmp_path: Path, site: Site) -> None:
     await seeded.get_page(site.url("/guide"))
     assert seeded.reader is not None and seeded.reader.cache is not None
     seeded.reader.cache.close()
-    async with stdio(serve_in_namespace(read_only, cache, manifest)) as call:
+    async with session(serve_in_namespace(read_only, cache, manifest)) as call:
         ok, page = await call("get_page", url=site.url("/more"))
         assert ok and page["title"] == "More" and page["cached"] is False
         ok, error = await call("get_page", url=site.url("/down"))
@@ -329,7 +328,7 @@ async def test_a_full_cache_filesystem(tmp_path: Path, site: Site) -> None:
     cache = tmp_path / "cache"
     cache.mkdir()
     small_disk = 'mount -t tmpfs -o size=512k tmpfs "$CACHE"'
-    async with stdio(serve_in_namespace(small_disk, cache, manifest)) as call:
+    async with session(serve_in_namespace(small_disk, cache, manifest)) as call:
         assert (await call("get_page", url=site.url("/guide")))[1]["cached"] is False
         ok, page = await call("get_page", url=site.url("/big"))
         assert ok and page["title"] == "Big" and page["cached"] is False
@@ -351,7 +350,7 @@ async def test_a_manifest_replaced_mid_run(tmp_path: Path, site: Site) -> None:
         args=["-m", "pinax", "serve", "--docs", str(manifest), "--cache-dir", str(tmp_path / "c")],
         env={"PYTHONPATH": str(ROOT), "PINAX_ALLOW_PRIVATE": LOOPBACK},
     )
-    async with stdio(params) as call:
+    async with session(params) as call:
         assert (await call("get_page", url=site.url("/guide")))[0]
         manifest.write_text('{"pinax_manifest": 1, "name": "site", "pages": [{"url": ')
         ok, docs = await call("list_docs")

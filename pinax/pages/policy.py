@@ -125,7 +125,7 @@ class AddressPolicy:
         return None
 
 
-def origin_of(url: str) -> Origin:
+def origin_of(url: str | httpx.URL) -> Origin:
     """(scheme, ASCII host, port), the scheme's default port filled in."""
     parsed = httpx.URL(url)
     scheme = parsed.scheme.lower()
@@ -187,8 +187,7 @@ class UrlPolicy:
                 f"{url} points at {reason}; refused (an operator can allow a network with "
                 "--allow-private CIDR)"
             )
-        origin = origin_of(url)
-        if origin not in self.origins:
+        if origin_of(parsed) not in self.origins:
             lookalike = " (an international look-alike?)" if not parsed.host.isascii() else ""
             raise InvalidArgs(
                 f"{scheme}://{authority} is not the site of any loaded manifest{lookalike}; "

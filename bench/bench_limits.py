@@ -20,9 +20,11 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 import zlib
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +51,13 @@ def fixture(name: str) -> bytes:
     return gzip.decompress(page.read_bytes()) if page.suffix == ".gz" else page.read_bytes()
 
 
-# A case: how the server answers, and optionally limits; or a plain function to run.
+@dataclass
+class Case:
+    """How the loopback server answers, with Limits overrides; or a function to run instead."""
+
+    serve: Callable | None = None
+    limits: dict = field(default_factory=dict)
+    run: Callable[[str], str] | None = None
 
 
 def streaming(head: bytes, chunks: Callable, pause: float = 0) -> Callable:
@@ -72,120 +80,22 @@ def fixed(body: bytes, **headers: str) -> Callable:
 def redirect_forever(server, connection) -> None:
     from tests.raw_server import head
 
-    server.send(
-        connection, head("302 Found", location=f"/r{time.monotonic_ns()}", content_length="0")
-    )
+    location = f"/r{time.monotonic_ns()}"
+    server.send(connection, head("302 Found", location=location, content_length="0"))
 
 
 def deep(levels: int) -> bytes:
     return ("<main>" + "<div>" * levels + "deep text" + "</div>" * levels).encode()
 
 
-def cases() -> dict[str, Callable[[], tuple[Callable | None, dict, Callable | None]]]:
-    """name -> () -> (server handler, Limits overrides, or a function to run instead)."""
-    from tests.raw_server import head
-
-    html = {"content_type": "text/html; charset=utf-8"}
-    return {
-        "baseline: real page (63 KB)": lambda: (
-            fixed(fixture("mdbook/cli-build"), **html),
-            {},
-            None,
-        ),
-        "baseline: largest real page (5.5 MB)": lambda: (
-            fixed(fixture("hard-cases/huge-python-changelog"), **html),
-            {},
-            None,
-        ),
-        "endless body": lambda: (
-            streaming(head(connection="close", **html), lambda: itertools.repeat(b"x" * 65536)),
-            {},
-            None,
-        ),
-        "50 MB single line, declared": lambda: (
-            streaming(
-                head(content_length=str(50 * 10**6), **html),
-                lambda: itertools.repeat(b"x" * MiB, 48),
-            ),
-            {},
-            None,
-        ),
-        "50 MB single line, undeclared": lambda: (
-            streaming(head(connection="close", **html), lambda: itertools.repeat(b"x" * MiB, 50)),
-            {},
-            None,
-        ),
-        "9 MB single Markdown line (under the cap)": lambda: (
-            fixed(b"# One line\n\n" + b"word " * (9 * MiB // 5), content_type="text/markdown"),
-            {},
-            None,
-        ),
-        "gzip bomb 64 MiB -> 64 KB": lambda: (
-            fixed(zeros_gzip(64 * MiB), content_encoding="gzip", **html),
-            {},
-            None,
-        ),
-        "gzip bomb, ratio check off (size cap only)": lambda: (
-            fixed(zeros_gzip(64 * MiB), content_encoding="gzip", **html),
-            {"max_ratio": 10**9},
-            None,
-        ),
-        "unguarded: httpx decoding the same bomb": lambda: (
-            fixed(zeros_gzip(64 * MiB), content_encoding="gzip", **html),
-            {},
-            httpx_reads_all,
-        ),
-        "stacked gzip, gzip": lambda: (
-            fixed(gzip.compress(zeros_gzip(256 * MiB)), content_encoding="gzip, gzip", **html),
-            {},
-            None,
-        ),
-        "raw deflate bomb": lambda: (
-            fixed(zeros_gzip(64 * MiB, -zlib.MAX_WBITS), content_encoding="deflate", **html),
-            {},
-            None,
-        ),
-        "sitemap.xml.gz bomb, 1 GiB (gunzip)": lambda: (
-            None,
-            {},
-            sitemap_bomb(zeros_gzip(1 << 30)),
-        ),
-        "trickle, 1 byte / 50 ms (deadline 3 s)": lambda: (
-            streaming(head(connection="close", **html), lambda: itertools.repeat(b"x"), 0.05),
-            {"total_timeout": 3.0},
-            None,
-        ),
-        "endless redirects": lambda: (redirect_forever, {}, None),
-        "100,000 nested elements": lambda: (fixed(deep(100_000), **html), {}, None),
-        "400 nested elements (allowed, flattened)": lambda: (fixed(deep(400), **html), {}, None),
-        "unguarded: lexbor parsing 20,000 nested": lambda: (None, {}, lexbor(20_000)),
-        "invalid UTF-8 (1 MB)": lambda: (
-            fixed(b"<main><p>" + b"ok \xff\xfe \xc3\x28 " * 100_000 + b"</p></main>", **html),
-            {},
-            None,
-        ),
-        "charset=punycode (2 MB)": lambda: (
-            fixed(
-                ("<main><p>" + "ä" * MiB + "</p></main>").encode(),
-                content_type="text/html; charset=punycode",
-            ),
-            {},
-            None,
-        ),
-    }
-
-
-SLOW = {"unguarded: lexbor parsing 100,000 nested": lambda: (None, {}, lexbor(100_000))}
-
-
 def httpx_reads_all(url: str) -> str:
-    """What a plain httpx client does with the bomb: decodes it all."""
+    """What a plain httpx client does with a bomb: decodes it all."""
     import httpx
 
     return f"read {len(httpx.get(url, timeout=30).content):,} decoded bytes"
 
 
-def sitemap_bomb(bomb: bytes) -> Callable[[str], str]:
+def gunzip_bomb(bomb: bytes) -> Callable[[str], str]:
     def unpack(url: str) -> str:
         from pinax.pages.fetch import gunzip
 
@@ -207,6 +117,68 @@ def lexbor(levels: int) -> Callable[[str], str]:
     return parse
 
 
+def cases() -> dict[str, Callable[[], Case]]:
+    """name -> how to make the case (built only in the process that runs it)."""
+    from tests.raw_server import head
+
+    html = {"content_type": "text/html; charset=utf-8"}
+    close = head(connection="close", **html)
+    return {
+        "baseline: real page (63 KB)": lambda: Case(fixed(fixture("mdbook/cli-build"), **html)),
+        "baseline: largest real page (5.5 MB)": lambda: Case(
+            fixed(fixture("hard-cases/huge-python-changelog"), **html)
+        ),
+        "endless body": lambda: Case(streaming(close, lambda: itertools.repeat(b"x" * 65536))),
+        "50 MB single line, declared": lambda: Case(
+            streaming(
+                head(content_length=str(50 * 10**6), **html),
+                lambda: itertools.repeat(b"x" * MiB, 48),
+            )
+        ),
+        "50 MB single line, undeclared": lambda: Case(
+            streaming(close, lambda: itertools.repeat(b"x" * MiB, 50))
+        ),
+        "9 MB single Markdown line (under the cap)": lambda: Case(
+            fixed(b"# One line\n\n" + b"word " * (9 * MiB // 5), content_type="text/markdown")
+        ),
+        "gzip bomb 64 MiB -> 64 KB": lambda: Case(
+            fixed(zeros_gzip(64 * MiB), content_encoding="gzip", **html)
+        ),
+        "gzip bomb, ratio check off (size cap only)": lambda: Case(
+            fixed(zeros_gzip(64 * MiB), content_encoding="gzip", **html), {"max_ratio": 10**9}
+        ),
+        "unguarded: httpx decoding the same bomb": lambda: Case(
+            fixed(zeros_gzip(64 * MiB), content_encoding="gzip", **html), run=httpx_reads_all
+        ),
+        "stacked gzip, gzip": lambda: Case(
+            fixed(gzip.compress(zeros_gzip(256 * MiB)), content_encoding="gzip, gzip", **html)
+        ),
+        "raw deflate bomb": lambda: Case(
+            fixed(zeros_gzip(64 * MiB, -zlib.MAX_WBITS), content_encoding="deflate", **html)
+        ),
+        "sitemap.xml.gz bomb, 1 GiB (gunzip)": lambda: Case(run=gunzip_bomb(zeros_gzip(1 << 30))),
+        "trickle, 1 byte / 50 ms (deadline 3 s)": lambda: Case(
+            streaming(close, lambda: itertools.repeat(b"x"), 0.05), {"total_timeout": 3.0}
+        ),
+        "endless redirects": lambda: Case(redirect_forever),
+        "100,000 nested elements": lambda: Case(fixed(deep(100_000), **html)),
+        "400 nested elements (allowed, flattened)": lambda: Case(fixed(deep(400), **html)),
+        "unguarded: lexbor parsing 20,000 nested": lambda: Case(run=lexbor(20_000)),
+        "invalid UTF-8 (1 MB)": lambda: Case(
+            fixed(b"<main><p>" + b"ok \xff\xfe \xc3\x28 " * 100_000 + b"</p></main>", **html)
+        ),
+        "charset=punycode (2 MB)": lambda: Case(
+            fixed(
+                ("<main><p>" + "ä" * MiB + "</p></main>").encode(),
+                content_type="text/html; charset=punycode",
+            )
+        ),
+    }
+
+
+SLOW = {"unguarded: lexbor parsing 100,000 nested": lambda: Case(run=lexbor(100_000))}
+
+
 def run_case(name: str) -> dict:
     """In this (fresh) process: serve the case, read it, report."""
     import anyio
@@ -216,35 +188,28 @@ def run_case(name: str) -> dict:
     from pinax.tools import Tools
     from tests.raw_server import RawServer
 
-    handler, overrides, instead = {**cases(), **SLOW}[name]()
-    with RawServer(handler or (lambda server, connection: None)) as server:
+    case = {**cases(), **SLOW}[name]()
+    serve = case.serve or (lambda server, connection: None)
+    with RawServer(serve) as server, tempfile.TemporaryDirectory() as folder:
         url = server.url("/page")
-        manifest = Path(f"/tmp/pinax-bench-limits-{os.getpid()}.json")
+        manifest = Path(folder) / "bench.json"
+        page = {"url": url, "title": "p"}
         manifest.write_text(
-            json.dumps(
-                {
-                    "pinax_manifest": 1,
-                    "name": "b",
-                    "url": url,
-                    "pages": [{"url": url, "title": "p"}],
-                }
-            )
+            json.dumps({"pinax_manifest": 1, "name": "b", "url": url, "pages": [page]})
         )
-        tools = Tools.open([manifest], Path(f"/tmp/pinax-bench-limits-cache-{os.getpid()}"), ttl=0)
-        manifest.unlink()
+        tools = Tools.open([manifest], Path(folder) / "cache", ttl=0)
         reader = tools.reader
         assert reader is not None
-        reader.fetcher = Fetcher(
-            reader.policy.check, Limits(**overrides), addresses=reader.policy.addresses
-        )
+        limits = Limits(**case.limits)
+        reader.fetcher = Fetcher(reader.policy.check, limits, addresses=reader.policy.addresses)
         before = rss_mb()
         started = time.perf_counter()
         try:
-            if instead is not None:
-                outcome = "ok: " + instead(url)
+            if case.run is not None:
+                outcome = "ok: " + case.run(url)
             else:
-                page = anyio.run(tools.get_page, url)
-                outcome = f"ok: {len(page['markdown']):,} chars of Markdown"
+                result = anyio.run(tools.get_page, url)
+                outcome = f"ok: {len(result['markdown']):,} chars of Markdown"
         except PinaxError as exc:
             outcome = f"{exc.code}: {exc.message.split(': ', 1)[-1]}"
         seconds = time.perf_counter() - started

@@ -53,6 +53,17 @@ TtlOption = Annotated[
         show_default=False,
     ),
 ]
+AllowPrivateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-private",
+        metavar="CIDR",
+        help="Let get_page connect to this private network (CIDR, e.g. 10.20.0.0/16 for an "
+        "intranet docs site). Repeat for several; also $PINAX_ALLOW_PRIVATE, comma-separated. "
+        "Loopback, private, link-local and other non-public addresses are refused otherwise.",
+        show_default=False,
+    ),
+]
 LogLevelOption = Annotated[
     str, typer.Option("--log-level", help="debug, info, warning or error (logs go to stderr).")
 ]
@@ -76,7 +87,12 @@ def setup_logging(level: str) -> None:
         logging.getLogger("mcp").setLevel(max(numeric, logging.WARNING))
 
 
-def open_tools(docs: list[str], cache_dir: Path | None = None, ttl: list[str] | None = None) -> Any:
+def open_tools(
+    docs: list[str],
+    cache_dir: Path | None = None,
+    ttl: list[str] | None = None,
+    allow_private: list[str] | None = None,
+) -> Any:
     """Load the manifests (a folder stands for its *.json files; a site URL or published file
     is built into the cache first) and wire the tools."""
     from pinax.build import resolve_docs
@@ -85,17 +101,20 @@ def open_tools(docs: list[str], cache_dir: Path | None = None, ttl: list[str] | 
 
     default, per_docs = parse_ttls(ttl or [])
     paths = manifest_files([resolve_docs(arg, cache_dir) for arg in docs])
-    return Tools.open(paths, cache_dir, default, per_docs)
+    return Tools.open(paths, cache_dir, default, per_docs, allow_private or ())
 
 
 def load_tools(
-    docs: list[str] | list[Path], cache_dir: Path | None = None, ttl: list[str] | None = None
+    docs: list[str] | list[Path],
+    cache_dir: Path | None = None,
+    ttl: list[str] | None = None,
+    allow_private: list[str] | None = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
     if not docs:
         fail("give at least one manifest (or docs site URL) with --docs")
     try:
-        return open_tools(docs, cache_dir, ttl)
+        return open_tools(docs, cache_dir, ttl, allow_private)
     except PinaxError as exc:
         fail(exc.message)
 
@@ -133,6 +152,7 @@ def serve(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
+    allow_private: AllowPrivateOption = None,
     http: Annotated[
         bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")
     ] = False,
@@ -190,12 +210,12 @@ def serve(
         try:
             watched = [Path(arg) for arg in docs]
             tools: Any = LiveTools(
-                lambda: open_tools(docs, cache_dir, ttl), watched, watch_interval
+                lambda: open_tools(docs, cache_dir, ttl, allow_private), watched, watch_interval
             )
         except PinaxError as exc:
             fail(exc.message)
     else:
-        tools = load_tools(docs, cache_dir, ttl)
+        tools = load_tools(docs, cache_dir, ttl, allow_private)
     from pinax.server import create_server
 
     server = create_server(tools)
@@ -279,6 +299,7 @@ def page(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
+    allow_private: AllowPrivateOption = None,
     max_tokens: Annotated[
         int | None,
         typer.Option("--max-tokens", help="Largest result in estimated tokens (default 8000)."),
@@ -294,7 +315,7 @@ def page(
     ] = False,
 ) -> None:
     """Print a page as Markdown, as the get_page tool returns it (metadata on stderr)."""
-    tools = load_tools(docs, cache_dir, ttl)
+    tools = load_tools(docs, cache_dir, ttl, allow_private)
     try:
         result = asyncio.run(tools.get_page(url, max_tokens, section, cursor))
     except PinaxError as exc:
@@ -354,6 +375,7 @@ def build(
         list[str] | None,
         typer.Option("--allow-host", help="Also fetch from this host (repeatable)."),
     ] = None,
+    allow_private: AllowPrivateOption = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", min=1, max=64, help="Requests at once.")
     ] = 8,
@@ -397,6 +419,7 @@ def build(
         titles=titles,
         lang=lang,
         allow_hosts=tuple(allow_host or ()),
+        allow_private=tuple(allow_private or ()),
         concurrency=concurrency,
         delay=delay,
         lastmod=lastmod,

@@ -23,7 +23,7 @@ from pinax.pages.budget import (
     window,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
-from pinax.pages.policy import UrlPolicy, origin_of
+from pinax.pages.policy import AddressPolicy, UrlPolicy, origin_of, site_origins
 from pinax.pages.reader import PageReader
 
 DEFAULT_LIMIT = 10
@@ -56,16 +56,20 @@ class Tools:
         cache_dir: Path | None = None,
         ttl: float | None = None,
         ttls: Mapping[str, float] | None = None,
+        allow_private: Iterable[str] = (),
     ) -> Tools:
         """Load manifests and wire get_page to their sites, with a page cache in `cache_dir`.
 
         A page stays fresh for `ttls[name]` of its manifest, else the manifest's own `ttl`,
-        else `ttl` (default one day).
+        else `ttl` (default one day). get_page connects only to public addresses, plus the
+        networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
+        allowance.
         """
+        addresses = AddressPolicy.from_env(allow_private)
         library = Library.load(manifests)
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
-        policy = UrlPolicy(origin_of(url) for url in library.site_urls())
+        policy = UrlPolicy(site_origins(library.site_urls()), addresses)
         cache = PageCache(cache_dir or default_cache_dir(), DEFAULT_TTL if ttl is None else ttl)
         return cls(library, PageReader(policy, cache), ttls)
 
@@ -217,6 +221,8 @@ def _text(value: Any, name: str, max_length: int) -> str:
         raise InvalidArgs(f"{name} is {len(text)} characters long; the limit is {max_length}")
     if any((ord(c) < 32 and c not in "\t\n\r") or c == "\x7f" for c in text):
         raise InvalidArgs(f"{name} contains control characters")
+    if any("\ud800" <= c <= "\udfff" for c in text):
+        raise InvalidArgs(f"{name} contains lone surrogates (not valid Unicode text)")
     return text
 
 

@@ -21,12 +21,17 @@ def pinax_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "pinax", "serve", *args]
 
 
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """What a stdio server needs from this environment: where Pinax is, and the tests'
+    allowance of loopback sites (a stdio client passes no other variable)."""
+    allowance = {k: v for k, v in os.environ.items() if k == "PINAX_ALLOW_PRIVATE"}
+    return {"PYTHONPATH": str(ROOT), **allowance, **(extra or {})}
+
+
 def stdio_params(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
-    """A stdio server (the client passes a minimal environment, so say where Pinax is)."""
+    """A stdio server (the client passes a minimal environment: see `child_env`)."""
     command = pinax_command(*args)
-    return StdioServerParameters(
-        command=command[0], args=command[1:], env={"PYTHONPATH": str(ROOT), **(env or {})}
-    )
+    return StdioServerParameters(command=command[0], args=command[1:], env=child_env(env))
 
 
 def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:

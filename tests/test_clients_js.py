@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import shared_path
 from tests.http_site import Reply, Site
-from tests.serving import ROOT, Served, pinax_command, served_http, server_env
+from tests.serving import ROOT, Served, child_env, pinax_command, served_http, server_env
 
 JS = ROOT / "tests" / "js"
 MODULES = JS / "node_modules"
@@ -218,7 +218,11 @@ def run_all(runs: list[tuple[str, list[str]]], target: list[str], home: Path) ->
 
 def test_inspector_over_stdio(docs: tuple[Site, list[str]], tmp_path: Path) -> None:
     site, args = docs
-    target = ["-e", f"PYTHONPATH={ROOT}", *pinax_command(*args, "--cache-dir", str(tmp_path))]
+    variables = [f"{k}={v}" for k, v in child_env().items()]
+    target = [
+        *(flag for v in variables for flag in ("-e", v)),
+        *pinax_command(*args, "--cache-dir", str(tmp_path)),
+    ]
     check_inspector(run_all(inspector_runs(site, modern=False), target, tmp_path))
 
 
@@ -291,7 +295,7 @@ def test_typescript_sdk_over_stdio(docs: tuple[Site, list[str]], tmp_path: Path)
         "transport": "stdio",
         "command": command[0],
         "args": command[1:],
-        "env": {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")},
+        "env": {**child_env(), "PATH": os.environ.get("PATH", "")},
     }
     check_ts_report(ts_client(plan), site)
 

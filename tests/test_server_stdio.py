@@ -11,7 +11,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import ResourceListChangedNotification
 
-from tests.conftest import shared_path
+from tests.conftest import LOOPBACK, shared_path
 from tests.http_site import Reply, Site
 
 pytestmark = pytest.mark.anyio
@@ -20,7 +20,17 @@ pytestmark = pytest.mark.anyio
 def serve(*args: str, cache: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "pinax", "serve", *args, "--cache-dir", str(cache)],
+        # The test site is on loopback, which the operator must allow.
+        args=[
+            "-m",
+            "pinax",
+            "serve",
+            *args,
+            "--cache-dir",
+            str(cache),
+            "--allow-private",
+            LOOPBACK,
+        ],
         env={"PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from pinax import manifest as manifest_io
 from pinax.errors import InvalidArgs
 from pinax.manifest import NAME_PATTERN, Manifest
-from pinax.pages.policy import Origin, origin_of
+from pinax.pages.policy import AddressPolicy, Origin, origin_of
 
 from . import inventory, llms_source, llmstxt, local, sitemap_source
 from .content import sniff
@@ -141,4 +141,5 @@ async def _read_published(
 def _access(origins: set[Origin], options: BuildOptions) -> SiteAccess:
     for host in options.allow_hosts:
         origins |= origins_for_host(host)
-    return SiteAccess(origins, options.limits.fetch, options.delay)
+    addresses = AddressPolicy.from_env(options.allow_private)
+    return SiteAccess(origins, options.limits.fetch, options.delay, addresses)

@@ -38,6 +38,7 @@ class BuildOptions:
     titles: TitleMode = "slug"
     lang: str | None = None
     allow_hosts: tuple[str, ...] = ()
+    allow_private: tuple[str, ...] = ()  # networks (CIDR) beyond PINAX_ALLOW_PRIVATE
     concurrency: int = 8
     delay: float = 0.1  # seconds between two request starts on one host
     lastmod: bool = False  # keep sitemap <lastmod> (off: it changes on every site rebuild)

@@ -19,7 +19,7 @@ import httpx
 
 from pinax.errors import FetchFailed, InvalidArgs
 from pinax.pages.fetch import Fetcher, Limits, Response
-from pinax.pages.policy import Origin, UrlPolicy, origin_of
+from pinax.pages.policy import AddressPolicy, Origin, UrlPolicy, origin_of
 
 from .urls import host_root
 
@@ -30,10 +30,17 @@ MISSING = frozenset({404, 410})
 class SiteAccess:
     """Fetches for one build, only from its allowed origins."""
 
-    def __init__(self, origins: Iterable[Origin], limits: Limits, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        origins: Iterable[Origin],
+        limits: Limits,
+        delay: float = 0.0,
+        addresses: AddressPolicy | None = None,
+    ) -> None:
         self.origins = set(origins)
-        self._policy = UrlPolicy(self.origins)
-        self.fetcher = Fetcher(self.check, limits)
+        addresses = addresses or AddressPolicy.from_env()
+        self._policy = UrlPolicy(self.origins, addresses)
+        self.fetcher = Fetcher(self.check, limits, addresses=addresses)
         self.delay = delay
         self._client: httpx.AsyncClient | None = None
         self._robots: dict[Origin, RobotFileParser] = {}

@@ -2,9 +2,9 @@
 
 Entries are kept past their TTL (until diskcache's size limit evicts them) so an expired copy
 can still be revalidated or served when the site is down; freshness is decided by the caller,
-from the age `get` reports. Values are stored as compressed JSON, not pickles, so a tampered or
-damaged cache folder can at worst lose pages, never run code; an entry that cannot be read is
-dropped and reported as a miss.
+from the age `get` reports. Values are stored as compressed JSON, never pickles (see
+cache_disk.py), so a tampered or damaged cache folder can at worst lose pages, never run code;
+an entry that cannot be read is dropped and reported as a miss.
 """
 
 from __future__ import annotations
@@ -56,12 +56,14 @@ class PageCache:
         if self._cache is None:
             import diskcache
 
+            from pinax.pages.cache_disk import JsonOnlyDisk
+
             try:
                 self._cache = diskcache.Cache(
                     str(self.directory / FOLDER),
                     size_limit=SIZE_LIMIT,
                     timeout=2,
-                    disk=diskcache.JSONDisk,
+                    disk=JsonOnlyDisk,
                 )
             except Exception as exc:  # diskcache raises sqlite3 and OS errors alike
                 raise CacheError(f"cannot open the page cache in {self.directory}: {exc}") from exc

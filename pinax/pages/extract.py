@@ -16,8 +16,10 @@ from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from pinax.errors import FetchFailed
 from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.converter import to_markdown
+from pinax.pages.fetch import usable_charset
 from pinax.pages.normalize import mark_task_lists, normalize
 
 # Zero-width and bidirectional control characters: invisible, and a classic way to smuggle
@@ -60,6 +62,18 @@ _WINDOWS_1252 = frozenset(
 )
 _REFRESH_MAX_DELAY = 10.0  # seconds; a slower refresh is a notice, not a redirect stub
 _JS_SHELL_WORDS = 25
+
+# Pages are hostile input: lexbor's tree building slows down quadratically with nesting depth,
+# so a page nested deeper than MAX_NESTING is refused before it is parsed.
+MAX_NESTING = 512  # real docs pages nest 20 to 30 deep (see tests/test_limits.py)
+NESTING_CHECK_FROM = 10_000  # tags; fewer parse in well under a second however they nest
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*?(/?)>")
+# Elements that never wrap content, or whose end tag may be left out (the parser closes them).
+_NOT_NESTING = frozenset(
+    "area base br col embed hr img input link meta param source track wbr keygen frame "
+    "p li dt dd tr td th option optgroup thead tbody tfoot colgroup caption rb rt rtc rp "
+    "html head body".split()
+)
 
 
 @dataclass(frozen=True)
@@ -110,9 +124,14 @@ def decode_html(body: bytes, charset: str | None = None) -> str:
             if utf8 is not None and not utf8.isascii():
                 return utf8
             name = "cp1252"
+        usable = usable_charset(name)  # not e.g. punycode, which decodes in quadratic time
+        if usable is None:
+            continue
+        if usable == "utf-8":  # as browsers do: a bad byte becomes U+FFFD, the rest stays
+            return utf8 if utf8 is not None else body.decode("utf-8", errors="replace")
         try:
-            return body.decode(name)
-        except (LookupError, UnicodeDecodeError):
+            return body.decode(usable)
+        except UnicodeDecodeError:
             continue
     if utf8 is not None:
         return utf8
@@ -148,8 +167,28 @@ def _unmangle(match: re.Match[str]) -> str:
     return run
 
 
+def nesting(html: str) -> int:
+    """How deep the page's elements nest, counted from its tags (an estimate, in linear time)."""
+    depth = deepest = 0
+    for closing, name, self_closing in _TAG.findall(html):
+        if self_closing or name.lower() in _NOT_NESTING:
+            continue
+        if closing:
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest
+
+
 def extract(html: str, url: str) -> Extracted:
     """The page's title, its main content as Markdown, and its signals (see `Extracted`)."""
+    depth = nesting(html) if html.count("<") > NESTING_CHECK_FROM else 0
+    if depth > MAX_NESTING:
+        raise FetchFailed(
+            f"{url}: the page nests elements {depth:,} deep (the limit is {MAX_NESTING}); "
+            "refused to parse it"
+        )
     tree = LexborHTMLParser(repair_mojibake(html))
     base = _base_url(tree, url)
     refresh_url = _refresh_url(tree, base)

@@ -21,14 +21,19 @@ import hashlib
 import logging
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
+
+import anyio
 
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
 from pinax.pages.budget import Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.policy import UrlPolicy
+
+if TYPE_CHECKING:
+    from pinax.pages.extract import Extracted
 
 log = logging.getLogger("pinax.pages")
 
@@ -55,7 +60,7 @@ class PageReader:
     ) -> None:
         self.policy = policy
         self.cache = cache
-        self.fetcher = fetcher or Fetcher(policy.check)
+        self.fetcher = fetcher or Fetcher(policy.check, addresses=policy.addresses)
         self._flights: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def read(
@@ -148,9 +153,8 @@ class PageReader:
                 if twin is not None:
                     entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
                     return entry, "miss"
-            from pinax.pages.extract import decode_html, extract
-
-            extracted = extract(decode_html(response.body, response.charset), response.url)
+            # Seconds of CPU for a big page: off the event loop, so other calls go on.
+            extracted = await anyio.to_thread.run_sync(_extract, response)
             if extracted.refresh_url:
                 target = self._stub_target(response.url, extracted.refresh_url)
                 continue
@@ -269,6 +273,12 @@ def _site_unavailable(exc: FetchFailed) -> bool:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _extract(response: Response) -> Extracted:
+    from pinax.pages.extract import decode_html, extract
+
+    return extract(decode_html(response.body, response.charset), response.url)
 
 
 def _is_markdown(response: Response) -> bool:

@@ -158,6 +158,16 @@ def test_a_page_the_site_removed_is_not_served_stale(tmp_path: Path, site: Site)
         read(tools, url)
 
 
+def test_a_page_that_now_redirects_off_site_is_not_served_stale(tmp_path: Path, site: Site) -> None:
+    origin = mdbook_origin()
+    url = site.add("/build.html", origin)
+    tools = open_tools(tmp_path, site, ["/build.html"], ttl=0)
+    read(tools, url)
+    origin.failure = Reply(301, b"", {"Location": "https://elsewhere.example/build.html"})
+    with pytest.raises(FetchFailed, match=r"redirects to .* refused"):
+        read(tools, url)
+
+
 def test_concurrent_readers_share_one_fetch(tmp_path: Path, site: Site) -> None:
     origin = mdbook_origin()
     origin.delay = 0.3

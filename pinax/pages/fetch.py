@@ -240,16 +240,22 @@ class Fetcher:
             try:
                 location = response.headers.get("location")
                 if response.status_code in REDIRECT_CODES and location:
+                    # The status marks these as the site's answer, not an outage, so the page
+                    # cache does not serve an old copy in their place.
                     if len(redirects) >= self.limits.max_redirects:
                         raise FetchFailed(
                             f"{redirects[0] if redirects else url}: more than "
-                            f"{self.limits.max_redirects} redirects"
+                            f"{self.limits.max_redirects} redirects",
+                            status=response.status_code,
                         )
                     target = urljoin(url, location)
                     try:
                         self.check_url(target)
                     except InvalidArgs as exc:
-                        raise FetchFailed(f"{url} redirects to {target}, refused: {exc}") from None
+                        raise FetchFailed(
+                            f"{url} redirects to {target}, refused: {exc}",
+                            status=response.status_code,
+                        ) from None
                     redirects.append(url)
                     url = target
                     continue

@@ -31,6 +31,7 @@ from pinax.pages.budget import Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.policy import UrlPolicy
+from pinax.pages.text import strip_invisible
 
 if TYPE_CHECKING:
     from pinax.pages.extract import Extracted
@@ -46,9 +47,6 @@ _LOOKS_LIKE_HTML = re.compile(
 )
 _LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
 _LINK_PARAM = re.compile(r";\s*([\w*-]+)\s*=\s*(?:\"([^\"]*)\"|([^;,\s]*))")
-# Invisible characters a rendered page would not show: bidi controls, zero-width space, word
-# joiner, BOM. (Zero-width joiners stay: emoji and some scripts need them.)
-_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
 _COMMENT_LINES = re.compile(r"^[ \t]*<!--(?:(?!-->).)*-->[ \t]*(?:\n|$)", re.M | re.S)
 
 
@@ -308,7 +306,7 @@ def _decode_text(body: bytes, charset: str | None) -> str:
 def _clean_markdown(text: str) -> str:
     """Served Markdown without what its rendered page would not show: invisible characters
     and HTML comments on lines of their own (outside code, where they are the example)."""
-    text = _INVISIBLE.sub("", text)
+    text = strip_invisible(text)
     if "<!--" not in text:
         return text
     fences = Document(text)

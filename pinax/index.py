@@ -1,209 +1,389 @@
-"""Search over one manifest: BM25 Okapi from inverted postings, with typo and partial-word rescue.
+"""Search over one manifest: BM25F from numpy postings, with typo and partial-word rescue.
 
-BM25 is computed exactly as rank-bm25's `BM25Okapi` (k1, b, epsilon and its IDF floor), but
-from per-term postings, so a query touches only the pages that contain its words instead of
-scanning every page per term. Query words the index has never seen are corrected against the
-vocabulary (edit distance, then prefix), and a query that still finds too little falls back to
-substring matching on titles. Scores are normalised to 0..1 so several manifests interleave.
+The arrays come from `pinax.indexing.build` (or from the on-disk store, memory-mapped):
+
+- `terms` (sorted stems), `term_idf`, `term_max` (a term's highest posting weight);
+- `post_start`/`post_doc`/`post_weight`: per term, its pages in page order with their final
+  BM25F weights; `impact_start`/`impact_doc`/`impact_weight`: the same for long terms in
+  descending weight order;
+- `words`, `word_term`, `word_df`, `word_blob`, `delete_key`, `delete_word`: the vocabulary as
+  written, for corrections (see `pinax.vocabulary`);
+- `field_avg` (average field lengths), `title_key` (fingerprint of each title's content
+  words) and `doc_depth` (URL depth below the base path).
+
+A query costs in proportion to the pages it can reach. Small indexes add up postings densely;
+large ones run a threshold algorithm: expand the term whose unseen pages could still score
+most (its highest weights first), score each new page exactly by binary search in every
+term's page-ordered postings, and stop once the k-th best score beats what any unseen page
+could reach. Query words the index does not know are corrected (edit distance), completed
+(prefix), or matched inside known words (substring), in that order.
 """
 
 from __future__ import annotations
 
-import bisect
-import functools
-import itertools
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
+from typing import Any
 
 import numpy as np
 
-from pinax.manifest import Page
+from pinax.indexing import FIELD_WEIGHTS, FIELDS, K1, content_key, idf
+from pinax.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
+from pinax.vocabulary import Vocabulary
 
-K1 = 1.5
-B = 0.75
-EPSILON = 0.25
-
-_WORD = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
-# Words that carry no meaning in a docs query; dropped unless the query has nothing else.
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from how i in into is it of on or that the this to what "
-    "when where which with why you your".split()
-)
+PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
 CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
 SUBSTRING_WEIGHT = 0.5
+COMPLETIONS = 3  # known words a partial word may stand for
+EXACT_TITLE_BOOST = 1.2
+DEPTH_PENALTY = 0.02  # each URL level below the base costs 2% of the score
+BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
+DENSE_MAX = 32768  # indexes up to this many pages add up postings densely
+FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
+# What a page scores per query word that appears once in its title and once in its slug
+# (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
+FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-case words, with identifiers also split at case changes (`useState` -> use, state)."""
-    tokens: list[str] = []
-    for word in _WORD.findall(text):
-        tokens.extend(_word_tokens(word))
-    return tokens
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One index term a query looks up, and how it came from the query."""
+
+    term: int
+    weight: float
+    word: str  # the query word (lower-case, as typed)
+    text: str  # the index term (a stem)
+    match: str  # "exact", "phrase", "fuzzy", "prefix" or "substring"
+    matched_word: str | None = None  # the known word a typo was corrected or completed to
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def _word_tokens(word: str) -> tuple[str, ...]:
-    parts = _CAMEL.findall(word)
-    if len(parts) > 1:
-        return (word.lower(), *(part.lower() for part in parts))
-    return (word.lower(),)
+@dataclass
+class Plan:
+    """What a query looks up in one index."""
 
+    terms: list[Term] = field(default_factory=list)
+    reference: float = 0.0  # the raw score of a page that covers the whole query once
+    corrections: dict[str, str] = field(default_factory=dict)  # typed word -> known word
+    title_key: int = 0
 
-def page_tokens(page: Page) -> list[str]:
-    """The words a page is found by: its URL path, title and section."""
-    path = unquote(urlsplit(page.url).path)
-    return tokenize(path) + tokenize(page.title) + tokenize(page.section)
+    @property
+    def strategy(self) -> str:
+        matches = {t.match for t in self.terms}
+        if "substring" in matches:
+            return "substring"
+        return "fuzzy" if matches & {"fuzzy", "prefix"} else "bm25"
 
 
 @dataclass(frozen=True, slots=True)
 class Hit:
     doc: int
     score: float  # 0..1, comparable across indexes
+    explain: dict[str, Any] | None = None
 
 
 @dataclass
 class Outcome:
     hits: list[Hit]
-    strategy: str  # "bm25", "fuzzy" (some words corrected) or "substring"
+    strategy: str  # "bm25", "fuzzy" (words corrected or completed) or "substring"
     corrections: dict[str, str] = field(default_factory=dict)
 
 
+def confidence(score: float) -> str:
+    return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
+
+
+def corrected_query(query: str, corrections: dict[str, str]) -> str:
+    """The query as it was read: corrected words (and identifier parts) replaced."""
+
+    def fix(match: re.Match[str]) -> str:
+        chunk = match.group(0)
+        tokens = chunk_words(chunk)
+        if not tokens:
+            return chunk
+        if tokens[-1][0] in corrections:
+            return corrections[tokens[-1][0]]
+        for word, _ in tokens[:-1]:
+            if word in corrections:
+                chunk = re.sub(re.escape(word), corrections[word], chunk, count=1, flags=re.I)
+        return chunk
+
+    return CHUNK.sub(fix, query)
+
+
 def normalize(coverage: float) -> float:
-    """Map BM25 over its reference to 0..1: 0.9 when every query word matches once in a page
-    of average length, approaching 1 for stronger matches, so scores from different
-    manifests mean the same thing."""
-    return round(1.0 - math.exp(-2.3 * coverage), 4)
+    """Map a raw score over its reference to 0..1: 0.9 when the page matches every query
+    word once in its title and slug, approaching 1 for stronger matches."""
+    return round(1.0 - math.exp(-2.3 * max(coverage, 0.0)), 4)
 
 
 class SearchIndex:
-    """An inverted BM25 index over one list of token documents."""
+    """BM25F search over one manifest's pages.
 
-    def __init__(self, documents: Sequence[Sequence[str]], titles: Sequence[str]) -> None:
-        self.size = len(documents)
-        self.titles = [t.lower() for t in titles]
-        lengths = np.array([len(d) for d in documents], dtype=np.float64)
-        self.avgdl = float(lengths.mean()) if self.size and lengths.sum() else 1.0
-        norm = K1 * (1 - B + B * lengths / self.avgdl)
+    `fields_of(doc)` gives a page's field texts in `FIELDS` order; it is only called to
+    explain a hit.
+    """
 
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for doc, tokens in enumerate(documents):
-            for term, tf in Counter(tokens).items():
-                postings.setdefault(term, []).append((doc, tf))
+    def __init__(
+        self,
+        arrays: dict[str, np.ndarray],
+        fields_of: Callable[[int], Sequence[str]] | None = None,
+    ) -> None:
+        self.arrays = arrays
+        self.size = len(arrays["doc_depth"])
+        self.vocabulary = Vocabulary(arrays)
+        self._fields_of = fields_of
+        self._term_idf = arrays["term_idf"]
+        self._term_max = arrays["term_max"]
+        self._post_start = arrays["post_start"]
+        self._post_doc = arrays["post_doc"]
+        self._post_weight = arrays["post_weight"]
+        self._impact_start = arrays["impact_start"]
+        self._impact_doc = arrays["impact_doc"]
+        self._impact_weight = arrays["impact_weight"]
+        self._title_key = arrays["title_key"]
+        self._depth = arrays["doc_depth"]
+        self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
+        self._local = threading.local()
 
-        self.vocabulary: dict[str, int] = {}
-        self._doc_ids: list[np.ndarray] = []
-        self._weights: list[np.ndarray] = []
-        idf: list[float] = []
-        for term, entries in postings.items():
-            self.vocabulary[term] = len(self._doc_ids)
-            ids = np.fromiter((d for d, _ in entries), dtype=np.int32, count=len(entries))
-            tf = np.fromiter((f for _, f in entries), dtype=np.float64, count=len(entries))
-            self._doc_ids.append(ids)
-            self._weights.append(tf * (K1 + 1) / (tf + norm[ids]))
-            idf.append(math.log(self.size - len(entries) + 0.5) - math.log(len(entries) + 0.5))
-        average_idf = sum(idf) / len(idf) if idf else 0.0
-        floor = EPSILON * average_idf
-        self.idf = np.array([floor if v < 0 else v for v in idf], dtype=np.float64)
-        self.unknown_idf = math.log(self.size + 0.5) - math.log(0.5) if self.size else 1.0
+    def knows(self, word: str) -> bool:
+        """Whether a query word (lower-case, as typed) is in the vocabulary."""
+        return self.vocabulary.term(stem(word)) >= 0
 
-        frequency = {t: len(postings[t]) for t in postings}
-        # Frequent words first, so a tie between corrections picks the common one.
-        self._by_frequency = sorted(postings, key=lambda t: (-frequency[t], t))
-        self._sorted = sorted(postings)
-        self._frequency = frequency
+    # -- planning ------------------------------------------------------------------------------
 
-    @classmethod
-    def from_pages(cls, pages: Sequence[Page]) -> SearchIndex:
-        return cls([page_tokens(p) for p in pages], [p.title for p in pages])
+    def plan(self, query: str, trusted: frozenset[str] = frozenset()) -> Plan:
+        """The terms a query looks up, with corrections for the words the index lacks
+        (except `trusted` words, known elsewhere: not typos, just absent here)."""
+        weights: dict[str, float] = {}
+        parts_of: dict[str, list[str]] = {}
+        for chunk in chunks(query):
+            tokens = chunk_words(chunk)
+            for word, weight in tokens:
+                weights[word] = max(weight, weights.get(word, 0.0))
+            if len(tokens) > 1:
+                parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
+        if any(w not in STOP_WORDS for w in weights):
+            weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        full = [stem(w) for w, x in weights.items() if x >= 1.0 and w not in STOP_WORDS]
+        plan = Plan(title_key=content_key(full))
+        for word, weight in weights.items():
+            self._resolve(plan, word, weight, parts_of.get(word), word in trusted)
+        for pair in phrases(full):
+            term = self.vocabulary.term(pair)
+            if term >= 0:  # a bonus: not part of the reference
+                plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
+        return plan
 
-    def bm25_scores(self, tokens: Iterable[str]) -> np.ndarray:
-        """Plain BM25 Okapi scores of every document, identical to rank-bm25's `get_scores`."""
-        scores = np.zeros(self.size)
-        for token in tokens:
-            term = self.vocabulary.get(token)
-            if term is not None:
-                scores[self._doc_ids[term]] += self.idf[term] * self._weights[term]
-        return scores
-
-    def search(self, query: str, limit: int) -> Outcome:
-        tokens = tokenize(query)
-        content = [t for t in tokens if t not in STOP_WORDS] or tokens
-        scores = np.zeros(self.size)
-        reference = 0.0
-        corrections: dict[str, str] = {}
-        for token in content:
-            term = self.vocabulary.get(token)
-            if term is not None:
-                scores[self._doc_ids[term]] += self.idf[term] * self._weights[term]
-                reference += self.idf[term]
-                continue
-            candidates = self._correct(token)
-            if not candidates:
-                reference += self.unknown_idf
-                continue
-            corrections[token] = candidates[0]
-            best = self.vocabulary[candidates[0]]
-            reference += self.idf[best]
-            for word in candidates:
-                term = self.vocabulary[word]
-                scores[self._doc_ids[term]] += (
-                    CORRECTION_WEIGHT * self.idf[term] * self._weights[term]
+    def _resolve(
+        self, plan: Plan, word: str, weight: float, parts: list[str] | None, trusted: bool
+    ) -> None:
+        vocabulary = self.vocabulary
+        term = vocabulary.term(stem(word))
+        if term >= 0:
+            self._add(plan, Term(term, weight, word, stem(word), "exact"), weight)
+            return
+        if trusted:
+            if parts is None:
+                plan.reference += weight * self._unknown_idf * FULL_MATCH
+            return
+        if parts is not None:  # a joined identifier: rebuilt from corrected parts, or completed
+            rebuilt = "".join(plan.corrections.get(p, p) for p in parts)
+            term = vocabulary.term(stem(rebuilt)) if rebuilt != word else -1
+            if term >= 0:
+                plan.corrections[word] = rebuilt
+                fixed = Term(
+                    term, weight * CORRECTION_WEIGHT, word, stem(rebuilt), "fuzzy", rebuilt
                 )
-        hits = self._top(scores, reference, limit)
-        strategy = "fuzzy" if corrections else "bm25"
-        if len(hits) < limit:
-            extra = self._substring(query, limit - len(hits), {h.doc for h in hits})
-            if extra and not hits:
-                strategy = "substring"
-            hits.extend(extra)
-        return Outcome(hits=hits, strategy=strategy, corrections=corrections)
+                self._add(plan, fixed, weight)
+            else:
+                self._complete(plan, word, weight)
+            return  # its parts carry the query when it cannot be found
+        corrected = vocabulary.correct(word)
+        if corrected is not None:
+            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy", weight)
+        elif not self._complete(plan, word, weight):
+            inside = vocabulary.containing(word, COMPLETIONS)
+            for rank, found in enumerate(inside):
+                counted = weight if rank == 0 else 0.0
+                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
+            if not inside:  # an unknown word still says what a full match would be
+                plan.reference += weight * self._unknown_idf * FULL_MATCH
 
-    def _top(self, scores: np.ndarray, reference: float, limit: int) -> list[Hit]:
-        matched = np.flatnonzero(scores > 0)
-        if not len(matched) or reference <= 0:
+    def _complete(self, plan: Plan, word: str, weight: float) -> bool:
+        completions = self.vocabulary.complete(word, COMPLETIONS)
+        for rank, found in enumerate(completions):
+            share = CORRECTION_WEIGHT if rank == 0 else CORRECTION_WEIGHT / 2
+            self._add_word(plan, word, found, weight * share, "prefix", weight if rank == 0 else 0)
+        return bool(completions)
+
+    def _add_word(
+        self, plan: Plan, word: str, found: int, weight: float, match: str, counted: float
+    ) -> None:
+        vocabulary = self.vocabulary
+        term = int(vocabulary.word_term[found])
+        known = vocabulary.word_text(found)
+        plan.corrections.setdefault(word, known)
+        self._add(plan, Term(term, weight, word, vocabulary.term_text(term), match, known), counted)
+
+    def _add(self, plan: Plan, term: Term, counted: float) -> None:
+        plan.terms.append(term)
+        plan.reference += counted * float(self._term_idf[term.term]) * FULL_MATCH
+
+    # -- searching -----------------------------------------------------------------------------
+
+    def search(self, query: str, limit: int, explain: bool = False) -> Outcome:
+        plan = self.plan(query)
+        return Outcome(self.run(plan, limit, explain), plan.strategy, plan.corrections)
+
+    def run(self, plan: Plan, limit: int, explain: bool = False) -> list[Hit]:
+        """The best `limit` pages for a plan, best first (ties in manifest order)."""
+        if not plan.terms or plan.reference <= 0:
             return []
-        if len(matched) > limit:
-            keep = np.argpartition(-scores[matched], limit - 1)[:limit]
-            matched = matched[keep]
-        order = np.lexsort((matched, -scores[matched]))  # best first, ties by manifest order
-        return [Hit(int(doc), normalize(float(scores[doc]) / reference)) for doc in matched[order]]
-
-    def _correct(self, token: str) -> list[str]:
-        """Known words a mistyped or partial query word probably meant, best first."""
-        if len(token) >= 5:
-            from rapidfuzz import process
-            from rapidfuzz.distance import OSA
-
-            max_distance = 2 if len(token) >= 9 else 1
-            match = process.extractOne(
-                token, self._by_frequency, scorer=OSA.distance, score_cutoff=max_distance
-            )
-            if match is not None:
-                return [match[0]]
-        if len(token) >= 3:
-            start = bisect.bisect_left(self._sorted, token)
-            completions = []
-            for word in itertools.islice(self._sorted, start, None):
-                if not word.startswith(token):
-                    break
-                completions.append(word)
-            completions.sort(key=lambda w: (-self._frequency[w], w))
-            return completions[:3]
-        return []
-
-    def _substring(self, query: str, limit: int, exclude: set[int]) -> list[Hit]:
-        needle = " ".join(query.lower().split())
-        if len(needle) < 3:
+        docs, raw = self.top(plan.terms, limit + BOOST_POOL)
+        if not len(docs):
             return []
-        found = []
-        for doc, title in enumerate(self.titles):
-            if doc not in exclude and needle in title:
-                found.append(Hit(doc, round(SUBSTRING_WEIGHT * len(needle) / len(title), 4)))
-                if len(found) == limit:
+        boost = 1.0 / (1.0 + DEPTH_PENALTY * self._depth[docs].astype(np.float32))
+        if plan.title_key:
+            boost = boost * np.where(self._title_key[docs] == plan.title_key, EXACT_TITLE_BOOST, 1)
+        boosted = raw * boost
+        order = np.lexsort((docs, -boosted))[:limit]
+        hits = []
+        for i in order.tolist():
+            doc = int(docs[i])
+            detail = self.explain(doc, plan, float(raw[i]), float(boost[i])) if explain else None
+            hits.append(Hit(doc, normalize(float(boosted[i]) / plan.reference), detail))
+        return hits
+
+    def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Up to k best pages for weighted terms and their raw scores, in no order."""
+        weights: dict[int, float] = {}
+        for t in terms:
+            weights[t.term] = weights.get(t.term, 0.0) + t.weight
+        if self.size <= DENSE_MAX:
+            return self._top_dense(weights, k)
+        return self._top_pruned(weights, k)
+
+    def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """A term's pages (in page order) and their weights."""
+        s, e = self._post_start[term], self._post_start[term + 1]
+        return self._post_doc[s:e], self._post_weight[s:e]
+
+    def _top_dense(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        scores = np.zeros(self.size, dtype=np.float32)
+        for term, weight in weights.items():
+            docs, values = self.postings(term)
+            np.add.at(scores, docs, values * np.float32(weight))
+        matched = np.flatnonzero(scores)
+        if len(matched) > k:
+            matched = matched[np.argpartition(scores[matched], len(matched) - k)[-k:]]
+        return matched, scores[matched]
+
+    def _top_pruned(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        terms = list(weights)
+        factors = [np.float32(weights[t]) for t in terms]
+        lists = [self.postings(t) for t in terms]
+        bounds = [float(self._term_max[t]) * float(w) for t, w in zip(terms, factors, strict=True)]
+        depths = [0] * len(terms)
+        seen = self._seen()
+        found_docs: list[np.ndarray] = []
+        found_scores: list[np.ndarray] = []
+        count = 0
+        threshold = 0.0
+        try:
+            while True:
+                i = max(range(len(terms)), key=bounds.__getitem__)
+                if bounds[i] <= 0.0 or (count >= k and sum(bounds) <= threshold):
                     break
-        return found
+                new, bounds[i], depths[i] = self._next(terms[i], lists[i][0], depths[i], factors[i])
+                new = new[~seen[new]]
+                if not len(new):
+                    continue
+                seen[new] = True
+                scores = np.zeros(len(new), dtype=np.float32)
+                for (docs, values), factor in zip(lists, factors, strict=True):
+                    at = np.searchsorted(docs, new)
+                    at[at == len(docs)] = 0
+                    scores += np.where(docs[at] == new, values[at], 0) * factor
+                found_docs.append(new)
+                found_scores.append(scores)
+                count += len(new)
+                if count >= k:
+                    every = np.concatenate(found_scores) if len(found_scores) > 1 else scores
+                    threshold = float(np.partition(every, len(every) - k)[len(every) - k])
+        finally:
+            for chunk in found_docs:
+                seen[chunk] = False
+        if not found_docs:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        docs = np.concatenate(found_docs)
+        scores = np.concatenate(found_scores)
+        if len(docs) > k:
+            keep = np.argpartition(scores, len(scores) - k)[-k:]
+            docs, scores = docs[keep], scores[keep]
+        return docs, scores
+
+    def _next(
+        self, term: int, docs: np.ndarray, depth: int, factor: float
+    ) -> tuple[np.ndarray, float, int]:
+        """A term's next pages (highest weights first), the most any of its unexpanded pages
+        can add, and the new depth."""
+        s, e = int(self._impact_start[term]), int(self._impact_start[term + 1])
+        if e == s:  # a short list: all of it at once
+            return docs, 0.0, len(docs)
+        end = min(e - s, max(FIRST_DEPTH, depth * 4))
+        bound = float(self._impact_weight[s + end]) * float(factor) if end < e - s else 0.0
+        return self._impact_doc[s + depth : s + end], bound, end
+
+    def _seen(self) -> np.ndarray:
+        """A per-thread scratch mask of pages already scored (always left all False)."""
+        seen = getattr(self._local, "seen", None)
+        if seen is None:
+            seen = self._local.seen = np.zeros(self.size, dtype=bool)
+        return seen
+
+    # -- explaining ----------------------------------------------------------------------------
+
+    def explain(self, doc: int, plan: Plan, raw: float, boost: float) -> dict[str, Any]:
+        """Where a hit's score comes from: per query term, its contribution and how that
+        splits over the page's fields; the boosts; and the reference that maps it to 0..1."""
+        counts = [_term_counts(text) for text in self._fields_of(doc)] if self._fields_of else []
+        terms = []
+        for t in plan.terms:
+            docs, values = self.postings(t.term)
+            at = int(np.searchsorted(docs, doc))
+            value = float(values[at]) * t.weight if at < len(docs) and docs[at] == doc else 0.0
+            entry: dict[str, Any] = {
+                "word": t.word,
+                "term": t.text,
+                "match": t.match,
+                "weight": round(t.weight, 3),
+                "score": round(value, 4),
+            }
+            if t.matched_word:
+                entry["matched_word"] = t.matched_word
+            shares = [FIELD_WEIGHTS[f] * c.get(t.text, 0.0) for f, c in enumerate(counts)]
+            if value and sum(shares):
+                entry["fields"] = {
+                    FIELDS[f]: round(value * share / sum(shares), 4)
+                    for f, share in enumerate(shares)
+                    if share
+                }
+            terms.append(entry)
+        depth = 1.0 / (1.0 + DEPTH_PENALTY * int(self._depth[doc]))
+        return {
+            "terms": terms,
+            "bm25f": round(raw, 4),
+            "boosts": {"depth": round(depth, 4), "exact_title": round(boost / depth, 4)},
+            "reference": round(plan.reference, 4),
+        }
+
+
+def _term_counts(text: str) -> dict[str, float]:
+    counts: dict[str, float] = {}
+    for word, weight in words(text):
+        key = stem(word)
+        counts[key] = counts.get(key, 0.0) + weight
+    return counts

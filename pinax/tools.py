@@ -7,12 +7,14 @@ result. Arguments arrive as a model or a shell sent them, so every one is checke
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
+from pinax.index import confidence
 from pinax.library import Library, did_you_mean
 from pinax.manifest import Page
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
@@ -41,10 +43,12 @@ class Tools:
         cache_dir: Path | None = None,
         ttl: float | None = None,
     ) -> Tools:
-        """Load manifests and wire get_page to their sites, with a page cache in `cache_dir`."""
-        library = Library.load(manifests)
-        policy = UrlPolicy(origin_of(url) for url in library.site_urls())
-        cache = PageCache(cache_dir or default_cache_dir(), DEFAULT_TTL if ttl is None else ttl)
+        """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
+        get_page to their sites, with a page cache in `cache_dir`."""
+        folder = cache_dir or default_cache_dir()
+        library = Library.load(manifests, index_dir=folder / "indexes")
+        policy = UrlPolicy(origin_of(url) for url in library.site_roots())
+        cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
         return cls(library, PageReader(policy, cache))
 
     def list_docs(self) -> dict[str, Any]:
@@ -65,22 +69,43 @@ class Tools:
         return {"sections": merged}
 
     def search_pages(
-        self, query: Any, limit: Any = DEFAULT_LIMIT, docs: Any = None
+        self,
+        query: Any,
+        limit: Any = DEFAULT_LIMIT,
+        docs: Any = None,
+        explain: Any = False,
+        threshold: Any = None,
     ) -> dict[str, Any]:
+        started = time.perf_counter()
         text = _text(query, "query", MAX_QUERY_LENGTH)
         count = _bounded_int(limit, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
         name = _docs_name(docs)
-        hits, corrections = self.library.search(text, count, name)
+        detailed = _flag(explain, "explain")
+        minimum = _fraction(threshold, "threshold")
+        found = self.library.search(text, count, name, explain=detailed)
         results = []
-        for hit in hits:
-            row = _page_row(hit.page)
-            row["score"] = hit.score
+        for hit in found.hits:
+            if hit.score < minimum:
+                break
+            row: dict[str, Any] = {
+                "url": hit.url,
+                "title": hit.title,
+                "section": hit.section,
+                "score": hit.score,
+                "confidence": confidence(hit.score),
+            }
             if name is None:
                 row["docs"] = hit.docs
+            if detailed:
+                row["explain"] = hit.explain
             results.append(row)
         answer: dict[str, Any] = {"query": text, "results": results}
-        if corrections:
-            answer["did_you_mean"] = " ".join(corrections.get(w.lower(), w) for w in text.split())
+        did_you_mean = found.did_you_mean(text)
+        if did_you_mean:
+            answer["did_you_mean"] = did_you_mean
+        answer["strategy"] = found.strategy
+        answer["pages_searched"] = found.pages_searched
+        answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
         return answer
 
     def get_section_pages(
@@ -169,6 +194,30 @@ def _bounded_int(value: Any, name: str, low: int, high: int, default: int) -> in
     if not low <= number <= high:
         raise InvalidArgs(f"{name} must be between {low} and {high} (got {number})")
     return number
+
+
+def _flag(value: Any, name: str) -> bool:
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise InvalidArgs(f"{name} must be true or false, got {_kind(value)}")
+
+
+def _fraction(value: Any, name: str) -> float:
+    if value is None:
+        return 0.0
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = value
+    if isinstance(number, bool) or not isinstance(number, int | float):
+        raise InvalidArgs(f"{name} must be a number between 0 and 1, got {_kind(value)}")
+    if not 0.0 <= number <= 1.0:
+        raise InvalidArgs(f"{name} must be between 0 and 1 (got {number})")
+    return float(number)
 
 
 def _docs_name(value: Any) -> str | None:

@@ -1,0 +1,158 @@
+"""The on-disk index: a manifest's page table and search index in one memory-mapped file.
+
+`<cache>/indexes/<content hash>.pxi` holds named numpy arrays and a JSON header. Opening it
+maps the file and wraps each array without reading it, so a restart with a million pages takes
+milliseconds and the serving process keeps in memory only the pages of the file it touches.
+The file is keyed by a hash of the manifest's bytes (and the format version): a changed
+manifest gets a new index. To avoid hashing a large manifest at every start, a small record per
+manifest path remembers the hash together with the file's size, inode and modification times.
+
+Files are written to a temporary name and renamed into place, so a reader sees a whole file
+or none, and two processes starting at once simply both write the same file. A file that
+fails its checks (truncated, garbled, another format) is reported and rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import mmap
+import os
+import struct
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+log = logging.getLogger("pinax.store")
+
+MAGIC = b"PINAXIDX"
+TRAILER = b"PINAXEND"
+FORMAT = 1
+ALIGN = 64
+_LENGTH = struct.Struct("<Q")
+
+
+class StoreError(Exception):
+    """An index file that cannot be used (and should be rebuilt)."""
+
+
+def content_hash(raw: bytes, version: str) -> str:
+    return hashlib.blake2b(raw, digest_size=16, person=version.encode()[:16]).hexdigest()
+
+
+def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    """Write arrays and metadata to `path` atomically (temporary file, then rename)."""
+    contiguous = {name: np.ascontiguousarray(array) for name, array in arrays.items()}
+    entries = {}
+    offset = 0
+    for name, array in contiguous.items():
+        entries[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
+        offset += _aligned(array.nbytes)
+    header = json.dumps({"format": FORMAT, "meta": meta, "arrays": entries}).encode()
+    start = _aligned(len(MAGIC) + _LENGTH.size + len(header))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(MAGIC + _LENGTH.pack(len(header)) + header)
+            out.write(b"\0" * (start - out.tell()))
+            for array in contiguous.values():
+                data = memoryview(array).cast("B") if array.nbytes else b""
+                out.write(data)
+                out.write(b"\0" * (_aligned(array.nbytes) - array.nbytes))
+            out.write(TRAILER + _LENGTH.pack(start + offset))
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Map an index file: its arrays (views of the mapping) and metadata."""
+    try:
+        with open(path, "rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            if size < len(MAGIC) + _LENGTH.size + len(TRAILER) + _LENGTH.size:
+                raise StoreError("too short")
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+    except OSError as exc:
+        raise StoreError(f"cannot read: {exc.strerror or exc}") from None
+    if mapped[: len(MAGIC)] != MAGIC:
+        raise StoreError("not a Pinax index file")
+    end = size - len(TRAILER) - _LENGTH.size
+    if mapped[end : end + len(TRAILER)] != TRAILER:
+        raise StoreError("truncated (no trailer)")
+    (length,) = _LENGTH.unpack_from(mapped, len(MAGIC))
+    if len(MAGIC) + _LENGTH.size + length > end:
+        raise StoreError("header runs past the end")
+    try:
+        header = json.loads(mapped[len(MAGIC) + _LENGTH.size : len(MAGIC) + _LENGTH.size + length])
+        if header["format"] != FORMAT:
+            raise StoreError(f"format {header['format']} (expected {FORMAT})")
+        start = _aligned(len(MAGIC) + _LENGTH.size + length)
+        (data_end,) = _LENGTH.unpack_from(mapped, end + len(TRAILER))
+        if data_end != end:
+            raise StoreError("size does not match its header")
+        arrays = {}
+        for name, entry in header["arrays"].items():
+            dtype = np.dtype(entry["dtype"])
+            shape = tuple(entry["shape"])
+            count = int(np.prod(shape, dtype=np.int64))
+            first = start + entry["offset"]
+            if first + count * dtype.itemsize > end:
+                raise StoreError(f"array {name!r} runs past the end")
+            arrays[name] = np.frombuffer(mapped, dtype, count, first).reshape(shape)
+        return arrays, header["meta"]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"bad header ({exc})") from None
+
+
+def _aligned(n: int) -> int:
+    return (n + ALIGN - 1) // ALIGN * ALIGN
+
+
+class IndexCache:
+    """Index files in a folder, keyed by manifest content, found fast by manifest path."""
+
+    def __init__(self, folder: Path, version: str) -> None:
+        self.folder = Path(folder)
+        self.version = version
+
+    def index_path(self, digest: str) -> Path:
+        return self.folder / f"{digest}.pxi"
+
+    def known_hash(self, manifest: Path) -> str | None:
+        """The content hash recorded for this manifest file, if the file is unchanged since."""
+        record = self._record_path(manifest)
+        try:
+            saved = json.loads(record.read_text())
+            return saved["hash"] if saved["stat"] == signature(manifest) else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def remember(self, manifest: Path, digest: str, signature: list[int]) -> None:
+        record = self._record_path(manifest)
+        data = {"path": str(manifest), "stat": signature, "hash": digest}
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(
+                prefix=record.name + ".", suffix=".tmp", dir=record.parent
+            )
+            with os.fdopen(fd, "w") as out:
+                json.dump(data, out)
+            os.replace(temporary, record)
+        except OSError as exc:
+            log.warning("cannot write %s: %s", record, exc)
+
+    def _record_path(self, manifest: Path) -> Path:
+        key = hashlib.blake2b(str(manifest.resolve()).encode(), digest_size=12).hexdigest()
+        return self.folder / f"{key}.stat.json"
+
+
+def signature(path: Path) -> list[int]:
+    """What changes when a file is rewritten: size, modification and change times, inode."""
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]

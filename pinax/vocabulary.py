@@ -1,0 +1,175 @@
+"""An index's vocabulary: its terms, the words they were written as, and typo lookups.
+
+Terms (stems) and words (as written, lower-case) are sorted fixed-width byte arrays, so a
+lookup is a binary search and the arrays can be memory-mapped from disk as they are. Typos are
+looked up through a deletion index (the idea of SymSpell): every plain word of 4+ letters is
+filed under itself and each string one deletion away (two for words of 7+ letters), keyed by
+CRC-32; a query word's own deletions then find every known word within its edit distance in a
+few binary searches, which are checked with the exact optimal-string-alignment distance. No
+query ever scans the whole vocabulary.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+MIN_TYPO_LENGTH = 5  # shorter words are never corrected
+LONG_TYPO_LENGTH = 9  # words this long may be two edits away
+MIN_PREFIX_LENGTH = 3
+MIN_SUBSTRING_LENGTH = 4
+MAX_SUBSTRING_HITS = 1000
+
+
+def deletions(word: str, distance: int) -> set[str]:
+    """The word and every string up to `distance` deletions away from it."""
+    found = {word}
+    frontier = {word}
+    for _ in range(distance):
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
+        found |= frontier
+    return found
+
+
+def sorted_strings(values: Sequence[str]) -> np.ndarray:
+    """Sorted strings as a fixed-width bytes array, searchable with `np.searchsorted`."""
+    encoded = [v.encode() for v in values]
+    width = max((len(v) for v in encoded), default=1) or 1
+    return np.array(encoded, dtype=f"S{width}")
+
+
+def find(strings: np.ndarray, text: str) -> int:
+    """The position of `text` in sorted `strings`, or -1."""
+    key = text.encode()
+    if not len(strings) or len(key) > strings.dtype.itemsize:
+        return -1
+    at = int(np.searchsorted(strings, key))
+    return at if at < len(strings) and strings[at] == key else -1
+
+
+def build_words(
+    words: dict[str, int], plain: set[str], term_rank: np.ndarray, df: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Arrays for the written words: `words` maps each to its term id (build order), `plain`
+    holds the words that are not joined identifiers, `term_rank` maps build ids to sorted ids."""
+    ordered = sorted(words)
+    word_term = term_rank[np.array([words[w] for w in ordered], dtype=np.int64)]
+    keys: list[int] = []
+    owners: list[int] = []
+    for i, word in enumerate(ordered):
+        if word in plain and len(word) >= MIN_TYPO_LENGTH - 1 and word.isalpha():
+            variants = deletions(word, 2 if len(word) >= LONG_TYPO_LENGTH - 2 else 1)
+            keys.extend(zlib.crc32(v.encode()) for v in variants)
+            owners.extend([i] * len(variants))
+    key = np.array(keys, dtype=np.uint32)
+    order = np.argsort(key, kind="stable")
+    return {
+        "words": sorted_strings(ordered),
+        "word_term": word_term.astype(np.int32),
+        "word_df": df[word_term].astype(np.int32),
+        "word_blob": np.frombuffer("\n".join(ordered).encode(), dtype=np.uint8),
+        "delete_key": key[order],
+        "delete_word": np.array(owners, dtype=np.int32)[order],
+    }
+
+
+class Vocabulary:
+    """Lookups in the vocabulary arrays of one index."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.terms = arrays["terms"]
+        self.words = arrays["words"]
+        self.word_term = arrays["word_term"]
+        self.word_df = arrays["word_df"]
+        self._blob = arrays["word_blob"]
+        self._delete_key = arrays["delete_key"]
+        self._delete_word = arrays["delete_word"]
+        self._text: bytes | None = None
+        self._line_ends: np.ndarray | None = None
+        self._cache: dict[str, int] = {}
+
+    def term(self, text: str) -> int:
+        """The id of a term (a stem), or -1."""
+        found = self._cache.get(text)
+        if found is None:
+            found = find(self.terms, text)
+            if len(self._cache) < 1 << 16:
+                self._cache[text] = found
+        return found
+
+    def term_text(self, term: int) -> str:
+        return bytes(self.terms[term]).decode()
+
+    def word_text(self, word: int) -> str:
+        return bytes(self.words[word]).decode()
+
+    def correct(self, word: str) -> int | None:
+        """The known word (id) a mistyped word most probably meant: edit distance 1 for words
+        of 5+ letters, 2 for 9+; the closest, then the most frequent. None if nothing is close."""
+        if len(word) < MIN_TYPO_LENGTH or not word.isalpha() or not len(self._delete_key):
+            return None
+        from rapidfuzz.distance import OSA
+
+        limit = 2 if len(word) >= LONG_TYPO_LENGTH else 1
+        keys = np.fromiter(
+            (zlib.crc32(v.encode()) for v in deletions(word, limit)), dtype=np.uint32
+        )
+        lo = np.searchsorted(self._delete_key, keys, side="left")
+        hi = np.searchsorted(self._delete_key, keys, side="right")
+        candidates = {
+            w
+            for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
+            if b > a
+            for w in self._delete_word[a:b].tolist()
+        }
+        best: tuple[int, int, str] | None = None
+        chosen = None
+        for candidate in candidates:
+            text = self.word_text(candidate)
+            distance = OSA.distance(word, text, score_cutoff=limit)
+            if distance > limit:
+                continue
+            rank = (distance, -int(self.word_df[candidate]), text)
+            if best is None or rank < best:
+                best, chosen = rank, candidate
+        return chosen
+
+    def complete(self, prefix: str, limit: int) -> list[int]:
+        """Up to `limit` known words (ids) that start with a partial word, most frequent first."""
+        if len(prefix) < MIN_PREFIX_LENGTH:
+            return []
+        key = prefix.encode()
+        lo = int(np.searchsorted(self.words, key, side="left"))
+        hi = int(np.searchsorted(self.words, key + b"\xff", side="left"))
+        return self._most_frequent(np.arange(lo, hi), limit)
+
+    def containing(self, needle: str, limit: int) -> list[int]:
+        """Up to `limit` known words (ids) that contain a word, most frequent first."""
+        if len(needle) < MIN_SUBSTRING_LENGTH:
+            return []
+        if self._text is None or self._line_ends is None:
+            self._text = self._blob.tobytes()
+            self._line_ends = np.flatnonzero(self._blob == 10)
+        target = needle.encode()
+        starts: list[int] = []
+        at = self._text.find(target)
+        while at >= 0 and len(starts) < MAX_SUBSTRING_HITS:
+            starts.append(at)
+            at = self._text.find(target, at + 1)
+        found = np.unique(np.searchsorted(self._line_ends, np.array(starts, dtype=np.int64)))
+        return self._most_frequent(found, limit)
+
+    def _most_frequent(self, found: np.ndarray, limit: int) -> list[int]:
+        if not len(found):
+            return []
+        df = self.word_df[found]
+        if len(found) > limit:
+            keep = np.argpartition(-df, limit - 1)[:limit]
+            found, df = found[keep], df[keep]
+        return [int(w) for w in found[np.lexsort((found, -df))]]
+
+
+def known(vocabularies: Iterable[Vocabulary], term: str) -> bool:
+    return any(v.term(term) >= 0 for v in vocabularies)

@@ -10,6 +10,7 @@ import asyncio
 import json
 import logging
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -64,14 +65,19 @@ def setup_logging(level: str) -> None:
     )
 
 
-def load_tools(docs: list[Path], cache_dir: Path | None = None, ttl: float | None = None) -> Any:
+def load_tools(
+    docs: list[Path],
+    cache_dir: Path | None = None,
+    ttl: float | None = None,
+    read_pages: bool = True,
+) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
     from pinax.tools import Tools
 
     if not docs:
         fail("give at least one manifest with --docs FILE")
     try:
-        return Tools.open(docs, cache_dir, ttl)
+        return Tools.open(docs, cache_dir, ttl, read_pages=read_pages)
     except PinaxError as exc:
         fail(exc.message)
 
@@ -105,20 +111,11 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Search the manifests from the shell, as the search_pages tool does."""
-    tools = load_tools(docs)
+    tools = load_tools(docs, read_pages=False)
     if query is None:
         if sys.stdin.isatty():
             fail("give a QUERY, or pipe queries on standard input (one per line)")
-        for line in sys.stdin:
-            text = line.strip()
-            if not text:
-                continue
-            try:
-                results = tools.search_pages(text, limit, within)["results"]
-                row: dict[str, Any] = {"query": text, "results": results}
-            except PinaxError as exc:
-                row = {"query": text, **exc.to_dict()}
-            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        search_lines(tools, sys.stdin, limit, within)
         return
     try:
         answer = tools.search_pages(query, limit, within)
@@ -128,6 +125,21 @@ def search(
         typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
         return
     print_table(answer)
+
+
+def search_lines(tools: Any, lines: Iterable[str], limit: int, within: str | None) -> None:
+    """One JSON line per query line (blank lines skipped), in order; a bad query gets its
+    error, and the others go on."""
+    write = sys.stdout.write
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            row: dict[str, Any] = tools.search_pages(text, limit, within)
+        except PinaxError as exc:
+            row = {"query": text, **exc.to_dict()}
+        write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def print_table(answer: dict[str, Any]) -> None:

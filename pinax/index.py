@@ -26,11 +26,11 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from pinax.indexing import FIELD_WEIGHTS, FIELDS, K1, content_key, idf
+from pinax.indexing import FIELD_WEIGHTS, FIELDS, K1, content_key, depth_prior, idf
 from pinax.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
 from pinax.vocabulary import Vocabulary
 
@@ -39,7 +39,6 @@ CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less th
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
 EXACT_TITLE_BOOST = 1.2
-DEPTH_PENALTY = 0.02  # each URL level below the base costs 2% of the score
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
 DENSE_MAX = 32768  # indexes up to this many pages add up postings densely
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
@@ -48,8 +47,7 @@ FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class Term(NamedTuple):
     """One index term a query looks up, and how it came from the query."""
 
     term: int
@@ -77,16 +75,22 @@ class Plan:
         return "fuzzy" if matches & {"fuzzy", "prefix"} else "bm25"
 
 
-@dataclass(frozen=True, slots=True)
-class Hit:
-    doc: int
-    score: float  # 0..1, comparable across indexes
-    explain: dict[str, Any] | None = None
+@dataclass(slots=True)
+class Ranked:
+    """One index's results, best first: page numbers, 0..1 scores (comparable across
+    indexes) and, when asked for, where each score comes from."""
+
+    docs: list[int]
+    scores: list[float]
+    explain: list[dict[str, Any]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.docs)
 
 
 @dataclass
 class Outcome:
-    hits: list[Hit]
+    hits: Ranked
     strategy: str  # "bm25", "fuzzy" (words corrected or completed) or "substring"
     corrections: dict[str, str] = field(default_factory=dict)
 
@@ -111,12 +115,6 @@ def corrected_query(query: str, corrections: dict[str, str]) -> str:
         return chunk
 
     return CHUNK.sub(fix, query)
-
-
-def normalize(coverage: float) -> float:
-    """Map a raw score over its reference to 0..1: 0.9 when the page matches every query
-    word once in its title and slug, approaching 1 for stronger matches."""
-    return round(1.0 - math.exp(-2.3 * max(coverage, 0.0)), 4)
 
 
 class SearchIndex:
@@ -167,50 +165,57 @@ class SearchIndex:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
         if any(w not in STOP_WORDS for w in weights):
             weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
-        full = [stem(w) for w, x in weights.items() if x >= 1.0 and w not in STOP_WORDS]
+        stems = [stem(w) for w in weights]
+        full = [s for s, x in zip(stems, weights.values(), strict=True) if x >= 1.0]
+        full = [s for s in full if s not in STOP_WORDS]
+        pairs = phrases(full)
+        ids = self.vocabulary.term_ids(stems + pairs)
         plan = Plan(title_key=content_key(full))
-        for word, weight in weights.items():
-            self._resolve(plan, word, weight, parts_of.get(word), word in trusted)
-        for pair in phrases(full):
-            term = self.vocabulary.term(pair)
+        missing = []
+        for (word, weight), text, term in zip(weights.items(), stems, ids, strict=False):
+            if term >= 0:
+                self._add(plan, Term(term, weight, word, text, "exact"), weight)
+            elif not self._resolve(plan, word, weight, parts_of.get(word), word in trusted):
+                missing.append((word, weight))
+        for word, weight in missing:
+            # Substrings of known words, only when nothing else of the query was found.
+            inside = [] if plan.terms else self.vocabulary.containing(word, COMPLETIONS)
+            for rank, found in enumerate(inside):
+                counted = weight if rank == 0 else 0.0
+                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
+            if not inside:  # an unknown word still says what a full match would be
+                plan.reference += weight * self._unknown_idf * FULL_MATCH
+        for pair, term in zip(pairs, ids[len(stems) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
         return plan
 
     def _resolve(
         self, plan: Plan, word: str, weight: float, parts: list[str] | None, trusted: bool
-    ) -> None:
+    ) -> bool:
+        """Add the terms of a query word the index lacks: its correction or completions.
+        False if none was found and the word may still be looked for inside known words."""
         vocabulary = self.vocabulary
-        term = vocabulary.term(stem(word))
-        if term >= 0:
-            self._add(plan, Term(term, weight, word, stem(word), "exact"), weight)
-            return
-        if trusted:
-            if parts is None:
-                plan.reference += weight * self._unknown_idf * FULL_MATCH
-            return
         if parts is not None:  # a joined identifier: rebuilt from corrected parts, or completed
             rebuilt = "".join(plan.corrections.get(p, p) for p in parts)
-            term = vocabulary.term(stem(rebuilt)) if rebuilt != word else -1
+            term = vocabulary.term(stem(rebuilt)) if rebuilt != word and not trusted else -1
             if term >= 0:
                 plan.corrections[word] = rebuilt
                 fixed = Term(
                     term, weight * CORRECTION_WEIGHT, word, stem(rebuilt), "fuzzy", rebuilt
                 )
                 self._add(plan, fixed, weight)
-            else:
+            elif not trusted:
                 self._complete(plan, word, weight)
-            return  # its parts carry the query when it cannot be found
+            return True  # its parts carry the query when it cannot be found
+        if trusted:
+            plan.reference += weight * self._unknown_idf * FULL_MATCH
+            return True
         corrected = vocabulary.correct(word)
         if corrected is not None:
             self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy", weight)
-        elif not self._complete(plan, word, weight):
-            inside = vocabulary.containing(word, COMPLETIONS)
-            for rank, found in enumerate(inside):
-                counted = weight if rank == 0 else 0.0
-                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
-            if not inside:  # an unknown word still says what a full match would be
-                plan.reference += weight * self._unknown_idf * FULL_MATCH
+            return True
+        return self._complete(plan, word, weight)
 
     def _complete(self, plan: Plan, word: str, weight: float) -> bool:
         completions = self.vocabulary.complete(word, COMPLETIONS)
@@ -230,7 +235,7 @@ class SearchIndex:
 
     def _add(self, plan: Plan, term: Term, counted: float) -> None:
         plan.terms.append(term)
-        plan.reference += counted * float(self._term_idf[term.term]) * FULL_MATCH
+        plan.reference += counted * self._term_idf.item(term.term) * FULL_MATCH
 
     # -- searching -----------------------------------------------------------------------------
 
@@ -238,24 +243,26 @@ class SearchIndex:
         plan = self.plan(query)
         return Outcome(self.run(plan, limit, explain), plan.strategy, plan.corrections)
 
-    def run(self, plan: Plan, limit: int, explain: bool = False) -> list[Hit]:
+    def run(self, plan: Plan, limit: int, explain: bool = False) -> Ranked:
         """The best `limit` pages for a plan, best first (ties in manifest order)."""
         if not plan.terms or plan.reference <= 0:
-            return []
+            return Ranked([], [])
         docs, raw = self.top(plan.terms, limit + BOOST_POOL)
-        if not len(docs):
-            return []
-        boost = 1.0 / (1.0 + DEPTH_PENALTY * self._depth[docs].astype(np.float32))
-        if plan.title_key:
-            boost = boost * np.where(self._title_key[docs] == plan.title_key, EXACT_TITLE_BOOST, 1)
-        boosted = raw * boost
-        order = np.lexsort((docs, -boosted))[:limit]
-        hits = []
-        for i in order.tolist():
-            doc = int(docs[i])
-            detail = self.explain(doc, plan, float(raw[i]), float(boost[i])) if explain else None
-            hits.append(Hit(doc, normalize(float(boosted[i]) / plan.reference), detail))
-        return hits
+        key, keys = plan.title_key, self._title_key
+        ranked = sorted(
+            (-(r * EXACT_TITLE_BOOST if key and keys.item(d) == key else r), d, r)
+            for d, r in zip(docs.tolist(), raw.tolist(), strict=True)
+        )[:limit]
+        # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
+        # its title and slug (raw = reference), approaching 1 for stronger matches.
+        factor = 2.3 / plan.reference
+        result = Ranked(
+            [d for _, d, _ in ranked],
+            [round(1.0 - math.exp(b * factor), 4) for b, _, _ in ranked],
+        )
+        if explain:
+            result.explain = [self.explain(d, plan, r, -b / r) for b, d, r in ranked]
+        return result
 
     def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Up to k best pages for weighted terms and their raw scores, in no order."""
@@ -268,18 +275,39 @@ class SearchIndex:
 
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """A term's pages (in page order) and their weights."""
-        s, e = self._post_start[term], self._post_start[term + 1]
+        s, e = self._post_start.item(term), self._post_start.item(term + 1)
         return self._post_doc[s:e], self._post_weight[s:e]
 
     def _top_dense(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Add up every posting; then a lower bound on the k-th best score (the k-th best
+        among the pages of the strongest term) leaves few pages to rank."""
         scores = np.zeros(self.size, dtype=np.float32)
+        strongest, bound = None, -1.0
         for term, weight in weights.items():
             docs, values = self.postings(term)
-            np.add.at(scores, docs, values * np.float32(weight))
-        matched = np.flatnonzero(scores)
+            np.add.at(scores, docs, values if weight == 1.0 else values * np.float32(weight))
+            if self._term_max.item(term) * weight > bound:
+                strongest, bound = docs, self._term_max.item(term) * weight
+        if strongest is not None and len(strongest) > k:
+            some = scores[strongest]
+            floor = np.partition(some, len(some) - k)[len(some) - k]
+            matched = np.flatnonzero(scores >= floor)
+        else:
+            matched = self._matched(scores, weights, k)
         if len(matched) > k:
             matched = matched[np.argpartition(scores[matched], len(matched) - k)[-k:]]
         return matched, scores[matched]
+
+    def _matched(self, scores: np.ndarray, weights: dict[int, float], k: int) -> np.ndarray:
+        """Pages that may be among the k best: the k-th best score among the pages of the
+        strongest terms (at least k of them) is a floor for the k best."""
+        order = sorted(weights, key=lambda t: -self._term_max.item(t) * weights[t])
+        some = np.unique(np.concatenate([self.postings(t)[0][: 4 * k] for t in order]))
+        if len(some) <= k:
+            return np.flatnonzero(scores)
+        values = scores[some]
+        floor = np.partition(values, len(values) - k)[len(values) - k]
+        return np.flatnonzero(scores >= floor)
 
     def _top_pruned(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
         terms = list(weights)
@@ -365,6 +393,8 @@ class SearchIndex:
             if t.matched_word:
                 entry["matched_word"] = t.matched_word
             shares = [FIELD_WEIGHTS[f] * c.get(t.text, 0.0) for f, c in enumerate(counts)]
+            if t.match == "phrase":
+                shares = [1.0 if field == "phrase" else 0.0 for field in FIELDS]
             if value and sum(shares):
                 entry["fields"] = {
                     FIELDS[f]: round(value * share / sum(shares), 4)
@@ -372,11 +402,11 @@ class SearchIndex:
                     if share
                 }
             terms.append(entry)
-        depth = 1.0 / (1.0 + DEPTH_PENALTY * int(self._depth[doc]))
+        depth = float(depth_prior(self._depth[doc : doc + 1])[0])
         return {
             "terms": terms,
-            "bm25f": round(raw, 4),
-            "boosts": {"depth": round(depth, 4), "exact_title": round(boost / depth, 4)},
+            "bm25f": round(raw, 4),  # the sum of the terms' scores (depth included)
+            "boosts": {"depth": round(depth, 4), "exact_title": round(boost, 4)},
             "reference": round(plan.reference, 4),
         }
 

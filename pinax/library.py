@@ -15,13 +15,13 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError, NotFound
-from pinax.index import Hit, SearchIndex, corrected_query
+from pinax.index import SearchIndex, corrected_query
 from pinax.indexing import FORMAT as INDEX_FORMAT
 from pinax.indexing import build, field_texts
 from pinax.manifest import Manifest, Page
@@ -162,8 +162,7 @@ class Docs:
         return self.pages.page(doc) if doc >= 0 else None
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class SearchHit(NamedTuple):
     docs: str
     url: str
     title: str
@@ -246,32 +245,30 @@ class Library:
         if len(selected) > 1:
             written = {w for chunk in chunks(query) for w, _ in chunk_words(chunk)}
             known = frozenset(w for w in written if any(d.index.knows(w) for d in selected))
-        ranked: list[tuple[float, int, int, Docs, Hit]] = []
+        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None]] = []
         corrections: dict[str, str] = {}
-        strategy = 0
+        strategy = "bm25"
         for order, docs in enumerate(selected):
             index = docs.index
             plan = index.plan(query, trusted=known)
-            hits = index.run(plan, limit, explain)
-            if hits:
-                strategy = max(strategy, STRATEGIES.index(plan.strategy))
-                for word, fixed in plan.corrections.items():
-                    corrections.setdefault(word, fixed)
-            ranked.extend((-hit.score, rank, order, docs, hit) for rank, hit in enumerate(hits))
-        ranked.sort(key=lambda item: item[:3])
+            ranked = index.run(plan, limit, explain)
+            if not ranked.docs:
+                continue
+            if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
+                strategy = plan.strategy
+            for word, fixed in plan.corrections.items():
+                corrections.setdefault(word, fixed)
+            details = ranked.explain or [None] * len(ranked.docs)
+            for rank, doc in enumerate(ranked.docs):
+                merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank]))
+        if len(selected) > 1:
+            merged.sort(key=lambda item: item[:3])
         hits = [
-            SearchHit(
-                docs.name,
-                docs.pages.url(hit.doc),
-                docs.pages.title(hit.doc),
-                docs.pages.section(hit.doc),
-                hit.score,
-                hit.explain,
-            )
-            for _, _, _, docs, hit in ranked[:limit]
+            SearchHit(docs.name, *docs.pages.row(doc), -negative, detail)
+            for negative, _, _, docs, doc, detail in merged[:limit]
         ]
-        pages = sum(len(d.pages) for d in selected)
-        return Found(hits, corrections, STRATEGIES[strategy], pages)
+        pages_searched = sum(len(d.pages) for d in selected)
+        return Found(hits, corrections, strategy, pages_searched)
 
     def find_page(self, url: str) -> tuple[Docs, Page] | None:
         for docs in self.all():
@@ -301,8 +298,8 @@ class Library:
         for docs in self.all():
             candidates.update(docs.pages.near(url, 10))
             if words:
-                plan = docs.index.plan(words)
-                candidates.update(docs.pages.url(h.doc) for h in docs.index.run(plan, 20))
+                found = docs.index.run(docs.index.plan(words), 20)
+                candidates.update(docs.pages.url(doc) for doc in found.docs)
         return closest(url, sorted(candidates), cutoff=70.0, limit=limit)
 
     def describe(self) -> list[dict[str, Any]]:

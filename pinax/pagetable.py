@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import struct
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
@@ -43,12 +44,16 @@ def base_path_of(site_url: str, paths: Iterable[str]) -> str:
     return base if inside * 2 > total else ""
 
 
-class Strings:
+_SPAN = struct.Struct("<2q")
+
+
+class Strings(Sequence[str]):
     """A column of strings: one UTF-8 blob and the offset where each string starts."""
 
     def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
         self._data = memoryview(data)
         self._offsets = offsets
+        self._spans = memoryview(np.ascontiguousarray(offsets, dtype=np.int64)).cast("B")
 
     @staticmethod
     def arrays(values: Iterable[str], name: str) -> dict[str, np.ndarray]:
@@ -63,8 +68,25 @@ class Strings:
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
-    def __getitem__(self, i: int) -> str:
-        return str(self._data[self._offsets.item(i) : self._offsets.item(i + 1)], "utf-8")
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        start, end = _SPAN.unpack_from(self._spans, 8 * i)
+        return str(self._data[start:end], "utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return (self.get(i) for i in range(len(self)))
+
+    def get(self, i: int) -> str:
+        """The i-th string, unchecked (callers with a page number in range)."""
+        start, end = _SPAN.unpack_from(self._spans, 8 * i)
+        return str(self._data[start:end], "utf-8")
 
 
 def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
@@ -176,6 +198,7 @@ class PageTable(Sequence[Page]):
         self._titles = Strings(arrays["title_data"], arrays["title_offsets"])
         self._sections = Strings(arrays["section_data"], arrays["section_offsets"])
         self._section_id = arrays["section_id"]
+        self._section_cache: dict[int, str] = {}
         self._groups = Strings(arrays["group_data"], arrays["group_offsets"])
         self._group_id = arrays["group_id"]
         self._optional = {
@@ -211,25 +234,35 @@ class PageTable(Sequence[Page]):
         return (self.page(i) for i in range(len(self)))
 
     def url(self, i: int) -> str:
-        return self._urls[i]
+        return self._urls.get(i)
 
     def title(self, i: int) -> str:
-        return self._titles[i]
+        return self._titles.get(i)
 
     def section(self, i: int) -> str:
-        return self._sections[self._section_id.item(i)]
+        number = self._section_id.item(i)
+        found = self._section_cache.get(number)
+        if found is None:
+            found = self._sections.get(number)
+            if len(self._section_cache) < 4096:
+                self._section_cache[number] = found
+        return found
+
+    def row(self, i: int) -> tuple[str, str, str]:
+        """(url, title, section) of a page: what a search result shows."""
+        return self._urls.get(i), self._titles.get(i), self.section(i)
 
     def page(self, i: int) -> Page:
         group = self._group_id.item(i)
         optional = {
-            name: strings[i] if present.item(i) else None
+            name: strings.get(i) if present.item(i) else None
             for name, (strings, present) in self._optional.items()
         }
         return Page(
             url=self.url(i),
             title=self.title(i),
             section=self.section(i),
-            group=self._groups[group] if group >= 0 else None,
+            group=self._groups.get(group) if group >= 0 else None,
             **optional,
         )
 

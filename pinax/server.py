@@ -62,6 +62,20 @@ LimitArg = _arg(
         "description": f"Maximum number of results (default {DEFAULT_LIMIT})",
     }
 )
+ExplainArg = _arg(
+    {
+        "type": "boolean",
+        "description": "Add to each result where its score comes from (terms, fields, boosts)",
+    }
+)
+ThresholdArg = _arg(
+    {
+        "type": "number",
+        "minimum": 0,
+        "maximum": 1,
+        "description": "Leave out results scoring below this (scores run from 0 to 1)",
+    }
+)
 SectionArg = _arg(
     {
         "type": "string",
@@ -142,11 +156,15 @@ def create_server(tools: Tools, warm: bool = True) -> MCPServer:
 
     @mcp.tool(title="Search pages", annotations=READ_ONLY)
     def search_pages(
-        query: QueryArg, limit: LimitArg = DEFAULT_LIMIT, docs: DocsArg = None
+        query: QueryArg,
+        limit: LimitArg = DEFAULT_LIMIT,
+        docs: DocsArg = None,
+        explain: ExplainArg = False,
+        threshold: ThresholdArg = None,
     ) -> Result:
-        """Search page titles and URLs (typo-tolerant); returns url, title, section and a 0..1
-        score, best first. Then call get_page with a url to read the page."""
-        return _call("search_pages", tools.search_pages, query, limit, docs)
+        """Search page titles and URLs (typo-tolerant); returns url, title, section, a 0..1
+        score and a confidence, best first. Then call get_page with a url to read the page."""
+        return _call("search_pages", tools.search_pages, query, limit, docs, explain, threshold)
 
     @mcp.tool(title="List the pages of a section", annotations=READ_ONLY)
     def get_section_pages(section: SectionArg, docs: DocsArg = None) -> Result:

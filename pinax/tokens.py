@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import threading
 from collections.abc import Sequence
 
 import snowballstemmer
@@ -33,7 +34,8 @@ CHUNK = re.compile(r"[^\W_]+(?:[._\-/:][^\W_]+)*")
 _SEPARATOR = re.compile(r"[._\-/:]")
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")  # APIs, URLs: one word, not `AP` + `Is`
 _CASE_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_STEMMER = snowballstemmer.stemmer("english")
+_STEMMER = snowballstemmer.stemmer("english")  # PyStemmer's C code when it is installed
+_STEMMER_LOCK = threading.Lock()
 
 Token = tuple[str, float]  # (lower-case word as written, weight)
 
@@ -77,4 +79,5 @@ def stem(word: str) -> str:
     """The index term of a lower-case word (its Snowball English stem; digits left alone)."""
     if len(word) <= 2 or not word.isalpha():
         return word
-    return _STEMMER.stemWord(word)
+    with _STEMMER_LOCK:  # a stemmer object is not safe to share between threads
+        return _STEMMER.stemWord(word)

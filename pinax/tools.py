@@ -7,10 +7,11 @@ result. Arguments arrive as a model or a shell sent them, so every one is checke
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
@@ -19,7 +20,9 @@ from pinax.library import Library, did_you_mean
 from pinax.manifest import Page
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
 from pinax.pages.policy import UrlPolicy, origin_of
-from pinax.pages.reader import PageReader
+
+if TYPE_CHECKING:
+    from pinax.pages.reader import PageReader
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
@@ -27,6 +30,7 @@ MAX_QUERY_LENGTH = 500
 DEFAULT_SECTION_LIMIT = 200
 MAX_SECTION_LIMIT = 1000
 MAX_URL_LENGTH = 4096
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
 
 
 class Tools:
@@ -42,11 +46,17 @@ class Tools:
         manifests: Iterable[str | Path],
         cache_dir: Path | None = None,
         ttl: float | None = None,
+        read_pages: bool = True,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
-        get_page to their sites, with a page cache in `cache_dir`."""
+        get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
+        false: searching needs no HTTP client)."""
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / "indexes")
+        if not read_pages:
+            return cls(library)
+        from pinax.pages.reader import PageReader
+
         policy = UrlPolicy(origin_of(url) for url in library.site_roots())
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
         return cls(library, PageReader(policy, cache))
@@ -177,7 +187,7 @@ def _text(value: Any, name: str, max_length: int) -> str:
         raise InvalidArgs(f"{name} must not be empty")
     if len(text) > max_length:
         raise InvalidArgs(f"{name} is {len(text)} characters long; the limit is {max_length}")
-    if any((ord(c) < 32 and c not in "\t\n\r") or c == "\x7f" for c in text):
+    if _CONTROL.search(text):
         raise InvalidArgs(f"{name} contains control characters")
     return text
 

@@ -11,8 +11,9 @@ query ever scans the whole vocabulary.
 
 from __future__ import annotations
 
+import threading
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -21,6 +22,7 @@ LONG_TYPO_LENGTH = 9  # words this long may be two edits away
 MIN_PREFIX_LENGTH = 3
 MIN_SUBSTRING_LENGTH = 4
 MAX_SUBSTRING_HITS = 1000
+DICT_MAX = 300_000  # vocabularies up to this many terms are looked up in a dict
 
 
 def deletions(word: str, distance: int) -> set[str]:
@@ -88,16 +90,33 @@ class Vocabulary:
         self._delete_word = arrays["delete_word"]
         self._text: bytes | None = None
         self._line_ends: np.ndarray | None = None
-        self._cache: dict[str, int] = {}
+        self._ids: dict[bytes, int] | None = None
+        self._lock = threading.Lock()
 
     def term(self, text: str) -> int:
         """The id of a term (a stem), or -1."""
-        found = self._cache.get(text)
-        if found is None:
-            found = find(self.terms, text)
-            if len(self._cache) < 1 << 16:
-                self._cache[text] = found
-        return found
+        return self.term_ids([text])[0]
+
+    def term_ids(self, texts: Sequence[str]) -> list[int]:
+        """The ids of several terms (-1 for those not in the vocabulary)."""
+        if self._ids is None and len(self.terms) <= DICT_MAX:
+            with self._lock:  # a small vocabulary gets a dict: faster than binary search
+                if self._ids is None:
+                    self._ids = {t: i for i, t in enumerate(self.terms.tolist())}
+        if self._ids is not None:
+            get = self._ids.get
+            return [get(t.encode(), -1) for t in texts]
+        width = self.terms.dtype.itemsize
+        keys = [t.encode() for t in texts]
+        if not keys or not len(self.terms):
+            return [-1] * len(keys)
+        wanted = np.array(keys, dtype=self.terms.dtype)  # longer keys are cut: checked below
+        at = np.minimum(np.searchsorted(self.terms, wanted), len(self.terms) - 1)
+        hit = (self.terms[at] == wanted).tolist()
+        return [
+            int(a) if ok and len(k) <= width else -1
+            for a, ok, k in zip(at.tolist(), hit, keys, strict=True)
+        ]
 
     def term_text(self, term: int) -> str:
         return bytes(self.terms[term]).decode()
@@ -107,33 +126,34 @@ class Vocabulary:
 
     def correct(self, word: str) -> int | None:
         """The known word (id) a mistyped word most probably meant: edit distance 1 for words
-        of 5+ letters, 2 for 9+; the closest, then the most frequent. None if nothing is close."""
+        of 5+ letters, 2 for 9+; the closest, then the most frequent. None if nothing is close.
+        Words one edit away are looked for first, so a long word pays for two only if needed."""
         if len(word) < MIN_TYPO_LENGTH or not word.isalpha() or not len(self._delete_key):
             return None
+        variants = deletions(word, 1)
+        found = self._closest(word, variants, 1)
+        if found is None and len(word) >= LONG_TYPO_LENGTH:
+            found = self._closest(word, deletions(word, 2) - variants, 2)
+        return found
+
+    def _closest(self, word: str, variants: set[str], limit: int) -> int | None:
         from rapidfuzz.distance import OSA
 
-        limit = 2 if len(word) >= LONG_TYPO_LENGTH else 1
-        keys = np.fromiter(
-            (zlib.crc32(v.encode()) for v in deletions(word, limit)), dtype=np.uint32
-        )
-        lo = np.searchsorted(self._delete_key, keys, side="left")
-        hi = np.searchsorted(self._delete_key, keys, side="right")
+        keys = np.fromiter((zlib.crc32(v.encode()) for v in variants), dtype=np.uint32)
+        lo = np.searchsorted(self._delete_key, keys, side="left").tolist()
+        hi = np.searchsorted(self._delete_key, keys, side="right").tolist()
         candidates = {
-            w
-            for a, b in zip(lo.tolist(), hi.tolist(), strict=True)
-            if b > a
-            for w in self._delete_word[a:b].tolist()
+            w for a, b in zip(lo, hi, strict=True) if b > a for w in self._delete_word[a:b].tolist()
         }
         best: tuple[int, int, str] | None = None
         chosen = None
         for candidate in candidates:
             text = self.word_text(candidate)
             distance = OSA.distance(word, text, score_cutoff=limit)
-            if distance > limit:
-                continue
-            rank = (distance, -int(self.word_df[candidate]), text)
-            if best is None or rank < best:
-                best, chosen = rank, candidate
+            if distance <= limit:
+                rank = (distance, -self.word_df.item(candidate), text)
+                if best is None or rank < best:
+                    best, chosen = rank, candidate
         return chosen
 
     def complete(self, prefix: str, limit: int) -> list[int]:
@@ -169,7 +189,3 @@ class Vocabulary:
             keep = np.argpartition(-df, limit - 1)[:limit]
             found, df = found[keep], df[keep]
         return [int(w) for w in found[np.lexsort((found, -df))]]
-
-
-def known(vocabularies: Iterable[Vocabulary], term: str) -> bool:
-    return any(v.term(term) >= 0 for v in vocabularies)

@@ -164,10 +164,14 @@ def _fields(**weights: float) -> tuple[float, ...]:
 
 ABLATIONS: dict[str, Callable[[], object]] = {
     "Pinax (all parts)": lambda: patched(),
-    "- stemming": lambda: patched((tokens, "_STEMMER", _NoStemmer())),
-    "- Snowball, + plural/verb stems": lambda: patched((tokens, "_STEMMER", _LightStemmer())),
+    "- stemming": lambda: patched(
+        (tokens, "_STEMMER", _NoStemmer()), (tokens, "make_stemmer", _NoStemmer)
+    ),
+    "- Snowball, + plural/verb stems": lambda: patched(
+        (tokens, "_STEMMER", _LightStemmer()), (tokens, "make_stemmer", _LightStemmer)
+    ),
     "- identifier parts and joins": lambda: patched(
-        (indexing, "chunk_words", _words_only), (index, "chunk_words", _words_only)
+        (indexing, "split_chunk", _words_only), (index, "chunk_words", _words_only)
     ),
     "- field weights (all 1.0)": lambda: patched(
         (indexing, "FIELD_WEIGHTS", _fields(section=1.0, description=1.0, children=1.0))

@@ -4,8 +4,8 @@ The arrays come from `pinax.indexing.build` (or from the on-disk store, memory-m
 
 - `terms` (sorted stems), `term_idf`, `term_max` (a term's highest posting weight);
 - `post_start`/`post_doc`/`post_weight`: per term, its pages in page order with their final
-  BM25F weights; `impact_start`/`impact_doc`/`impact_weight`: the same for long terms in
-  descending weight order;
+  BM25F weights; `impact_start`/`impact_doc`: the pages of long terms in descending weight
+  order, with `bound_start`/`impact_bound` the weight at every 256th place;
 - `words`, `word_term`, `word_df`, `word_blob`, `delete_key`, `delete_word`: the vocabulary as
   written, for corrections (see `pinax.vocabulary`);
 - `field_avg` (average field lengths), `title_key` (fingerprint of each title's content
@@ -30,7 +30,15 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pinax.indexing import FIELD_WEIGHTS, FIELDS, K1, content_key, depth_prior, idf
+from pinax.indexing import (
+    FIELD_WEIGHTS,
+    FIELDS,
+    IMPACT_BLOCK,
+    K1,
+    content_key,
+    depth_prior,
+    idf,
+)
 from pinax.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
 from pinax.vocabulary import Vocabulary
 
@@ -42,6 +50,7 @@ EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
 DENSE_MAX = 32768  # indexes up to this many pages add up postings densely
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
+SHORT_MAX = 32768  # in large indexes, terms on more pages than this are expanded lazily
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
 FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
@@ -140,7 +149,8 @@ class SearchIndex:
         self._post_weight = arrays["post_weight"]
         self._impact_start = arrays["impact_start"]
         self._impact_doc = arrays["impact_doc"]
-        self._impact_weight = arrays["impact_weight"]
+        self._bound_start = arrays["bound_start"]
+        self._impact_bound = arrays["impact_bound"]
         self._title_key = arrays["title_key"]
         self._depth = arrays["doc_depth"]
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
@@ -310,40 +320,57 @@ class SearchIndex:
         return np.flatnonzero(scores >= floor)
 
     def _top_pruned(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
-        terms = list(weights)
-        factors = [np.float32(weights[t]) for t in terms]
-        lists = [self.postings(t) for t in terms]
-        bounds = [float(self._term_max[t]) * float(w) for t, w in zip(terms, factors, strict=True)]
-        depths = [0] * len(terms)
-        seen = self._seen()
+        """Short terms (rare words: the ones that matter) are added up densely; their pages
+        are the first candidates, scored fully by binary search in the long terms' lists, and
+        those that cannot reach the k-th best are dropped unscored. Then, for pages in long
+        lists only, a threshold algorithm: expand the long term whose unseen pages could still
+        score most (highest weights first), until the k-th best beats them all."""
+        scratch, seen = self._scratch()
+        short = [t for t in weights if self._df(t) <= SHORT_MAX]
+        long = [t for t in weights if self._df(t) > SHORT_MAX]
+        lists = [(*self.postings(t), np.float32(weights[t])) for t in long]
+        bounds = [self._term_max.item(t) * weights[t] for t in long]
+        marked: list[np.ndarray] = []
         found_docs: list[np.ndarray] = []
         found_scores: list[np.ndarray] = []
-        count = 0
         threshold = 0.0
         try:
-            while True:
-                i = max(range(len(terms)), key=bounds.__getitem__)
-                if bounds[i] <= 0.0 or (count >= k and sum(bounds) <= threshold):
+            for t in short:
+                docs, values = self.postings(t)
+                w = weights[t]
+                np.add.at(scratch, docs, values if w == 1.0 else values * np.float32(w))
+                fresh = docs[~seen[docs]]
+                seen[fresh] = True
+                marked.append(fresh)
+            if marked:
+                candidates = np.concatenate(marked) if len(marked) > 1 else marked[0]
+                partial = scratch[candidates]
+                if len(candidates) > k:
+                    floor = np.partition(partial, len(partial) - k)[len(partial) - k]
+                    keep = partial >= floor - sum(bounds)
+                    candidates, partial = candidates[keep], partial[keep]
+                found_docs.append(candidates)
+                found_scores.append(partial + self._lookup(candidates, lists))
+                threshold = _kth(np.concatenate(found_scores), k)
+            depths = [0] * len(long)
+            while long and (sum(bounds) > threshold or sum(map(len, found_docs)) < k):
+                i = max(range(len(long)), key=bounds.__getitem__)
+                if bounds[i] <= 0.0:
                     break
-                new, bounds[i], depths[i] = self._next(terms[i], lists[i][0], depths[i], factors[i])
+                new, bounds[i], depths[i] = self._next(long[i], lists[i][0], depths[i], lists[i][2])
                 new = new[~seen[new]]
                 if not len(new):
                     continue
                 seen[new] = True
-                scores = np.zeros(len(new), dtype=np.float32)
-                for (docs, values), factor in zip(lists, factors, strict=True):
-                    at = np.searchsorted(docs, new)
-                    at[at == len(docs)] = 0
-                    scores += np.where(docs[at] == new, values[at], 0) * factor
+                marked.append(new)
                 found_docs.append(new)
-                found_scores.append(scores)
-                count += len(new)
-                if count >= k:
-                    every = np.concatenate(found_scores) if len(found_scores) > 1 else scores
-                    threshold = float(np.partition(every, len(every) - k)[len(every) - k])
+                found_scores.append(self._lookup(new, lists))
+                every = np.concatenate(found_scores)
+                threshold = _kth(every, k)
         finally:
-            for chunk in found_docs:
-                seen[chunk] = False
+            for docs in marked:
+                seen[docs] = False
+                scratch[docs] = 0.0
         if not found_docs:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         docs = np.concatenate(found_docs)
@@ -353,24 +380,43 @@ class SearchIndex:
             docs, scores = docs[keep], scores[keep]
         return docs, scores
 
+    def _df(self, term: int) -> int:
+        return self._post_start.item(term + 1) - self._post_start.item(term)
+
+    @staticmethod
+    def _lookup(
+        docs: np.ndarray, lists: list[tuple[np.ndarray, np.ndarray, np.float32]]
+    ) -> np.ndarray:
+        """What terms add to pages, by binary search in their page-ordered postings."""
+        total = np.zeros(len(docs), dtype=np.float32)
+        for pages, values, factor in lists:
+            at = np.searchsorted(pages, docs)
+            at[at == len(pages)] = 0
+            total += np.where(pages[at] == docs, values[at], 0) * factor
+        return total
+
     def _next(
         self, term: int, docs: np.ndarray, depth: int, factor: float
     ) -> tuple[np.ndarray, float, int]:
         """A term's next pages (highest weights first), the most any of its unexpanded pages
         can add, and the new depth."""
-        s, e = int(self._impact_start[term]), int(self._impact_start[term + 1])
+        s, e = self._impact_start.item(term), self._impact_start.item(term + 1)
         if e == s:  # a short list: all of it at once
             return docs, 0.0, len(docs)
-        end = min(e - s, max(FIRST_DEPTH, depth * 4))
-        bound = float(self._impact_weight[s + end]) * float(factor) if end < e - s else 0.0
-        return self._impact_doc[s + depth : s + end], bound, end
+        end = min(e - s, max(FIRST_DEPTH, depth * 4))  # FIRST_DEPTH * 4^n: whole blocks
+        bound = 0.0
+        if end < e - s:
+            bound = self._impact_bound.item(self._bound_start.item(term) + end // IMPACT_BLOCK)
+        return self._impact_doc[s + depth : s + end], bound * float(factor), end
 
-    def _seen(self) -> np.ndarray:
-        """A per-thread scratch mask of pages already scored (always left all False)."""
-        seen = getattr(self._local, "seen", None)
-        if seen is None:
-            seen = self._local.seen = np.zeros(self.size, dtype=bool)
-        return seen
+    def _scratch(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-thread page-sized scratch: scores and a mask of pages already taken (both
+        always left all zero)."""
+        found = getattr(self._local, "scratch", None)
+        if found is None:
+            found = np.zeros(self.size, dtype=np.float32), np.zeros(self.size, dtype=bool)
+            self._local.scratch = found
+        return found
 
     # -- explaining ----------------------------------------------------------------------------
 
@@ -409,6 +455,13 @@ class SearchIndex:
             "boosts": {"depth": round(depth, 4), "exact_title": round(boost, 4)},
             "reference": round(plan.reference, 4),
         }
+
+
+def _kth(scores: np.ndarray, k: int) -> float:
+    """The k-th best score (0 when there are fewer)."""
+    if len(scores) < k:
+        return 0.0
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
 
 
 def _term_counts(text: str) -> dict[str, float]:

@@ -1,29 +1,32 @@
-"""Building a search index: from pages to BM25F postings in numpy arrays.
+"""Building a search index: from a manifest's pages to BM25F postings in numpy arrays.
 
 A page is found by six fields, weighted as measured on the DEV retrieval sets (see
 bench/eval_search.py): title and URL slug 1.0 each, section (plus group) 0.5, description 0.5,
-the titles of the pages one URL level below it 0.2, and its title's phrases (adjacent pairs
-of content words, as terms of their own that queries look up at a fifth of a word's weight).
-BM25F sums the weighted,
-length-normalised frequencies of a term over the fields and saturates once; as that depends
-only on the page, each posting's final weight (IDF included) is computed here, once.
+the titles of the pages one URL level below it 0.2, and its title's phrases (adjacent pairs of
+content words, terms of their own that queries look up at a fifth of a word's weight).
+BM25F sums the weighted, length-normalised frequencies of a term over the fields and
+saturates once; as that depends only on the page, each posting's final weight (IDF and a
+small prior for shallow pages included) is computed here, once.
 
-Tokens are gathered per field as flat lists and turned into postings by one sort of packed
-64-bit keys (term, page, field, half weight), so a million pages build in seconds.
+The build works field by field over all pages, so a million pages take seconds: texts are cut
+into chunks by one regular expression each, only distinct chunks are analysed (identifier
+parts, stems), and everything after that (tokens per page, field lengths, phrases, the
+children field, the postings) is numpy: one sort of packed 64-bit keys (term, page, field,
+half weight) turns the token lists into postings.
 """
 
 from __future__ import annotations
 
+import itertools
 import zlib
-from array import array
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Protocol
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.tokens import STOP_WORDS, chunk_words, chunks, phrases, stem
+from pinax.columns import PageColumns
+from pinax.pagetable import raw_path
+from pinax.tokens import MAX_TOKEN_LENGTH, STOP_WORDS, chunks, split_chunk, stemmer
 from pinax.vocabulary import build_words, sorted_strings
 
 FIELDS = ("title", "slug", "section", "description", "children", "phrase")
@@ -33,18 +36,7 @@ B = 0.75
 DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
 FORMAT = 1  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
-
-# A text's tokens: term ids, half-weight flags, length (stop words left out), and the stems of
-# its full-weight content words (for title phrases and the exact-title key).
-Analysed = tuple[Sequence[int], Sequence[int], float, Sequence[str]]
-
-
-class PageText(Protocol):
-    url: str
-    title: str
-    section: str
-    description: str | None
-    group: str | None
+IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 
 
 def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
@@ -58,160 +50,25 @@ def relative(path: str, base_path: str) -> str:
     return path
 
 
-def field_texts(page: PageText, base_path: str) -> tuple[str, str, str, str]:
-    """The title, slug, section and description texts of a page (base path left out)."""
-    path = relative(unquote(urlsplit(page.url).path).rstrip("/"), base_path)
-    section = relative(page.section, base_path)
-    if page.group:
-        section = f"{section} {page.group}"
-    return page.title, path.rsplit("/", 1)[-1], section, page.description or ""
+def page_path(url: str, base_path: str, path: str | None = None) -> str:
+    """A page's URL path (`path` if known), decoded, trailing slashes trimmed, the base path
+    left out."""
+    if path is None:
+        path = raw_path(url)
+    if "%" in path:
+        path = unquote(path)
+    return relative(path.rstrip("/"), base_path)
+
+
+def section_text(section: str, group: str | None, base_path: str) -> str:
+    text = relative(section, base_path)
+    return f"{text} {group}" if group else text
 
 
 def content_key(stems: Iterable[str]) -> int:
-    """A fingerprint of a set of stems: a query equal to a title (in content words) shares
-    the title's key."""
-    unique = sorted(set(stems))
-    return zlib.crc32("\n".join(unique).encode()) if unique else 0
-
-
-@dataclass
-class _Column:
-    """One field's tokens for every page, flat: term ids, half-weight flags, counts, lengths."""
-
-    ids: array = field(default_factory=lambda: array("i"))
-    half: array = field(default_factory=lambda: array("b"))
-    counts: array = field(default_factory=lambda: array("i"))
-    lengths: array = field(default_factory=lambda: array("f"))
-
-    def add(self, found: Analysed) -> None:
-        self.ids.extend(found[0])
-        self.half.extend(found[1])
-        self.counts.append(len(found[0]))
-        self.lengths.append(found[2])
-
-
-EMPTY: Analysed = ((), (), 0.0, ())
-
-
-class _Analysis:
-    """Build-time vocabulary: term ids of stems (and of title phrases) and of written words,
-    and each text's tokens as term ids."""
-
-    def __init__(self) -> None:
-        self.terms: dict[str, int] = {}
-        self.words: dict[str, int] = {}  # written word -> term id
-        self.plain: set[str] = set()  # written words that are not joined identifiers
-        self._chunks: dict[str, Analysed] = {}
-
-    def text(self, text: str) -> Analysed:
-        found = [self._chunks.get(c) or self._chunk(c) for c in chunks(text)]
-        if len(found) == 1:
-            return found[0]
-        ids: list[int] = []
-        half: list[int] = []
-        full: list[str] = []
-        length = 0.0
-        for one in found:
-            ids += one[0]
-            half += one[1]
-            length += one[2]
-            full += one[3]
-        return ids, half, length, full
-
-    def phrases(self, stems: Sequence[str]) -> Analysed:
-        ids = [self.terms.setdefault(pair, len(self.terms)) for pair in phrases(stems)]
-        return ids, [0] * len(ids), float(len(ids)), ()
-
-    def _chunk(self, chunk: str) -> Analysed:
-        ids: list[int] = []
-        half: list[int] = []
-        full: list[str] = []
-        length = 0.0
-        tokens = chunk_words(chunk)
-        for word, weight in tokens:
-            term = self.words.get(word)
-            if term is None:
-                term = self.terms.setdefault(stem(word), len(self.terms))
-                self.words[word] = term
-            if len(tokens) == 1 or weight < 1.0:
-                self.plain.add(word)
-            ids.append(term)
-            half.append(weight < 1.0)
-            if word not in STOP_WORDS:
-                length += weight
-                if weight >= 1.0:
-                    full.append(stem(word))
-        found = (tuple(ids), tuple(half), length, tuple(full))
-        if len(self._chunks) < 1 << 20:
-            self._chunks[chunk] = found
-        return found
-
-
-def build(pages: Sequence[PageText], base_path: str = "") -> dict[str, np.ndarray]:
-    """The arrays of a search index over `pages` (what each holds: see `SearchIndex`)."""
-    size = len(pages)
-    analysis = _Analysis()
-    title, slug, section, description, phrase = (_Column() for _ in range(5))
-    sections: dict[str, Analysed] = {}
-    title_keys = np.zeros(size, dtype=np.uint32)
-    depths = np.zeros(size, dtype=np.uint8)
-    for doc, page in enumerate(pages):
-        path = relative(unquote(urlsplit(page.url).path).rstrip("/"), base_path)
-        found = analysis.text(page.title)
-        title.add(found)
-        phrase.add(analysis.phrases(found[3]))
-        title_keys[doc] = content_key(found[3])
-        slug.add(analysis.text(path.rsplit("/", 1)[-1]))
-        depths[doc] = min(255, path.count("/"))
-        text = relative(page.section, base_path)
-        if page.group:
-            text = f"{text} {page.group}"
-        if text not in sections:
-            sections[text] = analysis.text(text)
-        section.add(sections[text])
-        description.add(analysis.text(page.description) if page.description else EMPTY)
-    del sections
-    columns = [_numpy(c, size) for c in (title, slug, section, description)]
-    columns.append(_children(pages, columns[0]))
-    columns.append(_numpy(phrase, size))
-    del title, slug, section, description, phrase
-    arrays = _postings(analysis, columns, size, depth_prior(depths))
-    arrays["title_key"] = title_keys
-    arrays["doc_depth"] = depths
-    return arrays
-
-
-Column = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # ids, half, docs, lengths
-
-
-def _numpy(column: _Column, size: int) -> Column:
-    counts = np.frombuffer(column.counts, dtype=np.int32)
-    docs = np.repeat(np.arange(size, dtype=np.int64), counts)
-    return (
-        np.frombuffer(column.ids, dtype=np.int32),
-        np.frombuffer(column.half, dtype=np.int8),
-        docs,
-        np.frombuffer(column.lengths, dtype=np.float32).astype(np.float64),
-    )
-
-
-def _children(pages: Sequence[PageText], titles: Column) -> Column:
-    """The children field: every title's tokens, filed under the page one URL level up."""
-    by_url = {p.url.rstrip("/"): i for i, p in enumerate(pages)}
-    parent = np.full(len(pages), -1, dtype=np.int64)
-    for doc, page in enumerate(pages):
-        head, _, tail = page.url.rstrip("/").rpartition("/")
-        if tail and not head.endswith("/"):
-            parent[doc] = by_url.get(head, -1)
-    del by_url
-    parent[parent == np.arange(len(pages))] = -1
-    ids, half, docs, lengths = titles
-    keep = parent[docs] >= 0
-    has_parent = parent >= 0
-    child_lengths = np.bincount(
-        parent[has_parent], weights=lengths[has_parent], minlength=len(pages)
-    )
-    return ids[keep], half[keep], parent[docs[keep]], child_lengths
+    """A fingerprint of a set of stems (the sum of their CRC-32s): a query whose content words
+    are exactly a title's shares the title's key."""
+    return sum(zlib.crc32(s.encode()) for s in set(stems)) & 0xFFFFFFFF
 
 
 def depth_prior(depths: np.ndarray) -> np.ndarray:
@@ -219,35 +76,292 @@ def depth_prior(depths: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + DEPTH_PENALTY * depths.astype(np.float64))
 
 
+class _Chunks:
+    """Distinct chunks and what they analyse to, as flat arrays indexed by chunk id."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
+        self.words: dict[str, int] = {}  # written word -> term id
+        self.plain: set[str] = set()  # written words that are not joined identifiers
+        self._analysed = 0
+        self._tokens: list[int] = []  # per chunk: term ids of its tokens...
+        self._half: list[int] = []  # ...whether each weighs half...
+        self._count: list[int] = []  # ...how many there are
+        self._length: list[float] = []  # per chunk: its length (stop words left out)
+        self._full: list[int] = []  # per chunk: term ids of its full-weight content words
+        self._full_count: list[int] = []
+        self._stem = stemmer()
+
+    def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk ids of many texts, concatenated, and how many chunks each text has (each
+        distinct text is cut into chunks once)."""
+        distinct: dict[str, int] = {}
+        which = np.fromiter((distinct.setdefault(t, len(distinct)) for t in texts), dtype=np.int64)
+        lists = [chunks(t) for t in distinct]
+        ids = self.ids
+        numbered = np.fromiter(
+            (ids.setdefault(c, len(ids)) for c in itertools.chain.from_iterable(lists)),
+            dtype=np.int64,
+        )
+        per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        starts = np.cumsum(per_text) - per_text
+        return numbered[_ragged(starts[which], per_text[which])], per_text[which]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Analyse the chunks numbered since the last call; the flat arrays of all of them."""
+        pending = list(self.ids)[self._analysed :]
+        for chunk in pending:
+            self._analyse(chunk)
+        self._analysed = len(self.ids)
+        count = np.array(self._count, dtype=np.int64)
+        full_count = np.array(self._full_count, dtype=np.int64)
+        return {
+            "start": np.concatenate([[0], np.cumsum(count)]),
+            "count": count,
+            "term": np.array(self._tokens, dtype=np.int32),
+            "half": np.array(self._half, dtype=np.int8),
+            "length": np.array(self._length, dtype=np.float64),
+            "full_start": np.concatenate([[0], np.cumsum(full_count)]),
+            "full_count": full_count,
+            "full": np.array(self._full, dtype=np.int32),
+        }
+
+    def _analyse(self, chunk: str) -> None:
+        tokens = split_chunk(chunk)
+        words, plain = self.words, self.plain
+        single = len(tokens) == 1
+        ids = []
+        half = []
+        full = []
+        length = 0.0
+        for word, weight in tokens:
+            term = words.get(word)
+            if term is None:
+                term = words[word] = self.terms.setdefault(self._stem(word), len(self.terms))
+            if single or weight < 1.0:
+                plain.add(word)
+            ids.append(term)
+            half.append(weight < 1.0)
+            if word not in STOP_WORDS:
+                length += weight
+                if weight >= 1.0:
+                    full.append(term)
+        self._tokens += ids
+        self._half += half
+        self._count.append(len(ids))
+        self._length.append(length)
+        self._full += full
+        self._full_count.append(len(full))
+
+
+class _Field:
+    """One field's tokens over all pages: term ids, half-weight flags, page of each token,
+    and each page's length in the field."""
+
+    def __init__(self, term: np.ndarray, half: np.ndarray, doc: np.ndarray, lengths: np.ndarray):
+        self.term, self.half, self.doc, self.lengths = term, half, doc, lengths
+
+
+def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values (sorted) and, for each value, the position of its distinct value:
+    `np.unique(..., return_inverse=True)` by one sort, much faster for large int arrays."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.empty(len(values), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    inverse = np.empty(len(values), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
+
+
+def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Positions start[i] .. start[i] + count[i] - 1 for every i, concatenated."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return np.repeat(starts - (ends - counts), counts) + np.arange(total)
+
+
+def _field(
+    found: dict[str, np.ndarray],
+    ids: np.ndarray,
+    per_text: np.ndarray,
+    pages: np.ndarray,
+    size: int,
+) -> _Field:
+    """The field of texts `pages[i]` made of chunks `ids` (`per_text[i]` of them each)."""
+    chunk_page = np.repeat(pages, per_text)
+    counts = found["count"][ids]
+    at = _ragged(found["start"][ids], counts)
+    lengths = np.bincount(chunk_page, weights=found["length"][ids], minlength=size)
+    doc = np.repeat(chunk_page, counts).astype(np.int32)
+    return _Field(found["term"][at], found["half"][at], doc, lengths)
+
+
+def build(
+    pages: PageColumns, base_path: str = "", raw_paths: Sequence[str] | None = None
+) -> dict[str, np.ndarray]:
+    """The arrays of a search index over a manifest's pages (see `SearchIndex` for each);
+    `raw_paths` are the pages' URL paths if the caller has them already."""
+    size = len(pages)
+    every = np.arange(size, dtype=np.int64)
+    if raw_paths is None:
+        raw_paths = [raw_path(u) for u in pages.url]
+    paths = [page_path(u, base_path, p) for u, p in zip(pages.url, raw_paths, strict=True)]
+    sections: dict[str, int] = {}
+    section_of = np.array(
+        [
+            sections.setdefault(section_text(s, g, base_path), len(sections))
+            for s, g in zip(pages.section, pages.group, strict=True)
+        ],
+        dtype=np.int64,
+    )
+    described = [i for i, d in enumerate(pages.description) if d]
+    analysis = _Chunks()
+    title_ids, title_n = analysis.number(pages.title)
+    slug_ids, slug_n = analysis.number(p.rpartition("/")[2] for p in paths)
+    section_ids, section_n = analysis.number(sections)
+    text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
+    found = analysis.arrays()
+
+    title = _field(found, title_ids, title_n, every, size)
+    section_rows = _field(found, section_ids, section_n, np.arange(len(sections)), len(sections))
+    fields = [
+        title,
+        _field(found, slug_ids, slug_n, every, size),
+        _spread(section_rows, section_of, size),
+        _field(found, text_ids, text_n, np.array(described, dtype=np.int64), size),
+        _children(pages.url, title),
+    ]
+    stems_of_titles = _full_stems(found, title_ids, title_n, every)
+    fields.append(_phrases(analysis, *stems_of_titles, size))
+    depths = np.array([min(255, p.count("/")) for p in paths], dtype=np.uint8)
+    arrays = _postings(analysis, fields, size, depth_prior(depths))
+    arrays["title_key"] = _title_keys(analysis, *stems_of_titles, size)
+    arrays["doc_depth"] = depths
+    return arrays
+
+
+def _spread(rows: _Field, row_of: np.ndarray, size: int) -> _Field:
+    """A field shared by many pages (their section): each page gets its row's tokens."""
+    order = np.argsort(rows.doc, kind="stable")
+    term, half, row = rows.term[order], rows.half[order], rows.doc[order]
+    per_row = np.bincount(row, minlength=len(rows.lengths))
+    starts = np.concatenate([[0], np.cumsum(per_row)[:-1]])
+    counts = per_row[row_of]
+    at = _ragged(starts[row_of], counts)
+    doc = np.repeat(np.arange(size, dtype=np.int32), counts)
+    return _Field(term[at], half[at], doc, rows.lengths[row_of])
+
+
+def _children(urls: Sequence[str], titles: _Field) -> _Field:
+    """The children field: every title's tokens, filed under the page one URL level up."""
+    by_url = {u.rstrip("/"): i for i, u in enumerate(urls)}
+    parent = np.full(len(urls), -1, dtype=np.int64)
+    for doc, url in enumerate(urls):
+        head, _, tail = url.rstrip("/").rpartition("/")
+        if tail and not head.endswith("/"):
+            parent[doc] = by_url.get(head, -1)
+    del by_url
+    parent[parent == np.arange(len(urls))] = -1
+    keep = parent[titles.doc] >= 0
+    has_parent = parent >= 0
+    lengths = np.bincount(
+        parent[has_parent], weights=titles.lengths[has_parent], minlength=len(urls)
+    )
+    doc = parent[titles.doc[keep]].astype(np.int32)
+    return _Field(titles.term[keep], titles.half[keep], doc, lengths)
+
+
+def _full_stems(
+    found: dict[str, np.ndarray], ids: np.ndarray, per_text: np.ndarray, pages: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The full-weight content stems of texts, in order, and the page of each."""
+    chunk_page = np.repeat(pages, per_text)
+    counts = found["full_count"][ids]
+    stems = found["full"][_ragged(found["full_start"][ids], counts)].astype(np.int64)
+    return stems, np.repeat(chunk_page, counts)
+
+
+def _phrases(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) -> _Field:
+    """The phrase field: each title's adjacent content stems, as terms `a b`."""
+    texts = list(analysis.terms)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    a, b = stems[:-1], stems[1:]
+    keep = (page[:-1] == page[1:]) & (lengths[a] + lengths[b] < MAX_TOKEN_LENGTH)
+    a, b, doc = a[keep], b[keep], page[:-1][keep]
+    pairs, which = distinct(a * len(texts) + b)
+    ids = [
+        analysis.terms.setdefault(
+            f"{texts[p // len(texts)]} {texts[p % len(texts)]}", len(analysis.terms)
+        )
+        for p in pairs.tolist()
+    ]
+    term = np.array(ids, dtype=np.int32)[which] if len(ids) else np.zeros(0, dtype=np.int32)
+    lengths = np.bincount(doc, minlength=size).astype(np.float64)
+    return _Field(term, np.zeros(len(term), dtype=np.int8), doc.astype(np.int32), lengths)
+
+
+def _title_keys(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) -> np.ndarray:
+    """`content_key` of every title, from the title's distinct content stems."""
+    texts = list(analysis.terms)
+    crc = np.zeros(len(texts), dtype=np.float64)
+    pairs, _ = distinct(page * len(crc) + stems)
+    used = distinct(pairs % len(crc))[0]
+    crc[used] = [zlib.crc32(texts[t].encode()) for t in used.tolist()]
+    total = np.bincount(pairs // len(crc), weights=crc[pairs % len(crc)], minlength=size)
+    return (total.astype(np.uint64) & 0xFFFFFFFF).astype(np.uint32)
+
+
 def _postings(
-    analysis: _Analysis, columns: list[Column], size: int, prior: np.ndarray
+    analysis: _Chunks, fields: list[_Field], size: int, prior: np.ndarray
 ) -> dict[str, np.ndarray]:
     ordered_terms = sorted(analysis.terms)
     rank = np.empty(len(ordered_terms), dtype=np.int64)
     rank[[analysis.terms[t] for t in ordered_terms]] = np.arange(len(ordered_terms))
 
-    lengths = np.stack([c[3] for c in columns]) if size else np.zeros((len(FIELDS), 0))
+    lengths = np.stack([f.lengths for f in fields]) if size else np.zeros((len(FIELDS), 0))
     averages = np.maximum(lengths.mean(axis=1) if size else np.ones(len(FIELDS)), 1e-9)
+    # What one occurrence weighs in each field of each page: field weight / length norm.
+    scale = np.asarray(FIELD_WEIGHTS)[:, None] / ((1.0 - B) + B * lengths / averages[:, None])
+    scale = scale.astype(np.float32).ravel()
+    del lengths
     doc_bits = max(1, size.bit_length())
-    packed = []
-    for f, (ids, half, docs, _) in enumerate(columns):
-        if len(ids):
-            term = rank[ids]
-            packed.append((term << (doc_bits + 4)) | (docs << 4) | (f << 1) | half)
-    key = np.concatenate(packed) if packed else np.zeros(0, dtype=np.int64)
-    del packed, columns
+    key = np.empty(sum(len(f.term) for f in fields), dtype=np.int64)
+    at = 0
+    for i in range(len(fields)):
+        f = fields[i]
+        part = key[at : at + len(f.term)]
+        np.take(rank, f.term, out=part)
+        part <<= doc_bits + 4
+        part |= (f.doc.astype(np.int64) << 4) | ((i << 1) | f.half.astype(np.int64))
+        at += len(f.term)
+        fields[i] = None  # type: ignore[call-overload]  # free each field once packed
     key.sort()
-    pair = key >> 4  # (term, page)
-    first = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if len(key) else pair
-    which = (key >> 1) & 7
-    doc = pair & ((1 << doc_bits) - 1)
-    norm = (1.0 - B) + B * lengths / averages[:, None]
-    part = np.where(key & 1, 0.5, 1.0) * np.asarray(FIELD_WEIGHTS)[which] / norm[which, doc]
-    del which, norm
-    tf = np.add.reduceat(part, first) if len(first) else part
+    # One entry per (term, page): the first of each run of equal keys without the field bits.
+    pair = key >> 4
+    new = np.empty(len(key), dtype=bool)
+    new[:1] = True
+    np.not_equal(pair[1:], pair[:-1], out=new[1:])
+    first = np.flatnonzero(new)
+    del new
     post_term = pair[first] >> doc_bits
-    post_doc = doc[first].astype(np.int32)
-    del key, pair, doc, part
+    where = np.bitwise_and(pair, (1 << doc_bits) - 1, out=pair)  # each entry's page...
+    post_doc = where[first].astype(np.int32)
+    which = key >> 1
+    which &= 7
+    which *= size
+    where += which  # ...then its place (field, page) in `scale`
+    del which
+    part = scale[where]
+    del where, pair, scale
+    part[(key & 1).astype(bool)] *= 0.5
+    del key
+    tf = np.add.reduceat(part, first).astype(np.float64) if len(first) else part.astype(float)
+    del part, first
 
     df = np.bincount(post_term, minlength=len(ordered_terms))
     term_idf = idf(df.astype(np.float64), size)
@@ -276,18 +390,26 @@ def _postings(
 def _impacts(
     post_start: np.ndarray, post_doc: np.ndarray, post_weight: np.ndarray, df: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """The postings of long terms again, in descending weight order (ties by page)."""
+    """The pages of long terms again, in descending weight order (ties by page), with the
+    weight at every IMPACT_BLOCK-th place: a bound on the weights from there on."""
     long_terms = np.flatnonzero(df > IMPACT_MIN)
     sizes = np.zeros(len(df), dtype=np.int64)
     sizes[long_terms] = df[long_terms]
     impact_start = np.zeros(len(df) + 1, dtype=np.int64)
     np.cumsum(sizes, out=impact_start[1:])
+    blocks = -(-sizes // IMPACT_BLOCK)
+    bound_start = np.zeros(len(df) + 1, dtype=np.int64)
+    np.cumsum(blocks, out=bound_start[1:])
     impact_doc = np.empty(int(impact_start[-1]), dtype=np.int32)
-    impact_weight = np.empty(int(impact_start[-1]), dtype=np.float32)
+    impact_bound = np.empty(int(bound_start[-1]), dtype=np.float32)
     for t in long_terms.tolist():
         s, e = post_start[t], post_start[t + 1]
         order = np.argsort(-post_weight[s:e], kind="stable")
-        out = slice(impact_start[t], impact_start[t + 1])
-        impact_doc[out] = post_doc[s:e][order]
-        impact_weight[out] = post_weight[s:e][order]
-    return {"impact_start": impact_start, "impact_doc": impact_doc, "impact_weight": impact_weight}
+        impact_doc[impact_start[t] : impact_start[t + 1]] = post_doc[s:e][order]
+        impact_bound[bound_start[t] : bound_start[t + 1]] = post_weight[s:e][order[::IMPACT_BLOCK]]
+    return {
+        "impact_start": impact_start,
+        "impact_doc": impact_doc,
+        "bound_start": bound_start,
+        "impact_bound": impact_bound,
+    }

@@ -9,24 +9,28 @@ the background, so a server can answer `initialize` before every index exists.
 
 from __future__ import annotations
 
+import gc
 import logging
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from pinax import columns as columns_io
 from pinax import manifest as manifest_io
+from pinax.columns import ManifestColumns, PageColumns
 from pinax.errors import ManifestError, NotFound
 from pinax.index import SearchIndex, corrected_query
 from pinax.indexing import FORMAT as INDEX_FORMAT
-from pinax.indexing import build, field_texts
+from pinax.indexing import build, page_path, section_text
 from pinax.manifest import Manifest, Page
-from pinax.pagetable import PageTable, build_table, trim, url_path
-from pinax.store import IndexCache, StoreError, content_hash, load, save, signature
+from pinax.pagetable import PageTable, build_table, raw_path, trim, url_path
+from pinax.store import IndexCache, StoreError, Writer, content_hash, load, signature
 from pinax.tokens import chunk_words, chunks
 
 log = logging.getLogger("pinax.library")
@@ -57,9 +61,9 @@ class Docs:
         self,
         header: dict[str, Any],
         arrays: dict[str, np.ndarray],
-        pages: Sequence[Page] | None = None,
+        pages: PageColumns | None = None,
     ) -> None:
-        """`header` and `arrays` as `Docs.arrays_of` makes them; `pages` to build the index
+        """`header` and `arrays` as `Docs.make` makes them; `pages` to build the index
         from when the arrays hold only the page table."""
         self.name: str = header["name"]
         self.url: str = header["url"]
@@ -78,14 +82,27 @@ class Docs:
     @classmethod
     def from_manifest(cls, manifest: Manifest) -> Docs:
         """A manifest in memory; its index is built on first use."""
-        arrays, header = cls.arrays_of(manifest, index=False)
-        return cls(header, arrays, manifest.pages)
+        columns = ManifestColumns.of(manifest)
+        arrays: dict[str, np.ndarray] = {}
+        header = cls.make(columns, arrays.__setitem__, index=False)
+        return cls(header, arrays, columns.pages)
 
     @staticmethod
-    def arrays_of(manifest: Manifest, index: bool = True) -> tuple[dict[str, np.ndarray], dict]:
-        """Everything a `Docs` is made of, as arrays (what the store saves) and a header."""
-        arrays, site = build_table(manifest.pages, manifest.url)
-        header = {
+    def make(
+        manifest: ManifestColumns, add: Callable[[str, np.ndarray], None], index: bool = True
+    ) -> dict[str, Any]:
+        """Make the arrays a `Docs` is made of (what the store saves), handing each to `add`
+        as soon as it is ready; return the header."""
+        with _no_gc():  # millions of short-lived objects, none in a cycle
+            paths = [raw_path(u) for u in manifest.pages.url]
+            arrays, site = build_table(manifest.pages, manifest.url, paths)
+            for name in list(arrays):
+                add(name, arrays.pop(name))
+            if index:
+                arrays = build(manifest.pages, site["base_path"], paths)
+                for name in list(arrays):
+                    add(name, arrays.pop(name))
+        return {
             "name": manifest.name,
             "url": manifest.url,
             "title": manifest.title,
@@ -93,9 +110,6 @@ class Docs:
             "source": manifest.source,
             **site,
         }
-        if index:
-            arrays.update(build(manifest.pages, site["base_path"]))
-        return arrays, header
 
     @property
     def manifest(self) -> Manifest:
@@ -125,14 +139,16 @@ class Docs:
     def fields_of(self, doc: int) -> list[str]:
         """A page's search fields as text (see `pinax.indexing.FIELDS`), to explain a hit."""
         page = self.pages.page(doc)
-        title, slug, section, description = field_texts(page, self.base_path)
+        slug = page_path(page.url, self.base_path).rpartition("/")[2]
+        section = section_text(page.section, page.group, self.base_path)
         parent = page.url.rstrip("/")
         children = [
             self.pages.title(i)
             for i in self.pages.under(url_path(page.url))[: CHILDREN_EXPLAINED * 4]
             if self.pages.url(i).rstrip("/").rpartition("/")[0] == parent
         ][:CHILDREN_EXPLAINED]
-        return [title, slug, section, description, " ".join(children), title]
+        description = page.description or ""
+        return [page.title, slug, section, description, " ".join(children), page.title]
 
     @property
     def folders(self) -> Sequence[str]:
@@ -309,6 +325,17 @@ class Library:
         ]
 
 
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def open_docs(path: Path, cache: IndexCache) -> Docs:
     """A manifest file through the on-disk index: mapped if it exists and is sound, else
     built from the (validated) manifest and saved for the next start."""
@@ -337,19 +364,25 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
             log.warning("index %s is unusable (%s); rebuilding it", target, exc)
     if raw is None:
         raw = path.read_bytes()
-    manifest = manifest_io.loads(raw, source)
-    del raw
     started = time.perf_counter()
-    arrays, header = Docs.arrays_of(manifest)
-    del manifest
+    with _no_gc():
+        manifest = columns_io.loads(raw, source)
+    del raw
     try:
-        save(target, arrays, header)
+        writer = Writer(target)
     except OSError as exc:
         log.warning(
             "cannot save the index of %s in %s (%s); keeping it in memory", source, target, exc
         )
-        return Docs(header, arrays)
+        arrays: dict[str, np.ndarray] = {}
+        return Docs(Docs.make(manifest, arrays.__setitem__), arrays)
+    try:
+        header = Docs.make(manifest, writer.add)
+        writer.commit(header)
+    except BaseException:
+        writer.abort()
+        raise
     log.info("indexed %s in %.1f s", source, time.perf_counter() - started)
-    del arrays
+    del manifest
     arrays, header = load(target)  # serve from the mapping: only touched pages stay in memory
     return Docs({**header, "source": source}, arrays)

@@ -18,18 +18,26 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from pinax.columns import PageColumns
 from pinax.manifest import Page
 
 _SITE_ROOT = re.compile(r"^[^:/?#]+://[^/?#]*")
+_PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s]*([^?#\s]*)[?#]?\S*")
 
 
 def trim(path: str) -> str:
     return path.rstrip("/") or "/"
 
 
+def raw_path(url: str) -> str:
+    """A URL's path as written (what `urlsplit` gives, faster for plain absolute URLs)."""
+    found = _PATH.fullmatch(url)
+    return found.group(1) if found else urlsplit(url).path
+
+
 def url_path(url: str) -> str:
     """A URL's path with trailing slashes trimmed (`/` for the root)."""
-    return trim(urlsplit(url).path)
+    return trim(raw_path(url))
 
 
 def base_path_of(site_url: str, paths: Iterable[str]) -> str:
@@ -44,7 +52,7 @@ def base_path_of(site_url: str, paths: Iterable[str]) -> str:
     return base if inside * 2 > total else ""
 
 
-_SPAN = struct.Struct("<2q")
+_SPANS = {4: struct.Struct("<2I"), 8: struct.Struct("<2Q")}
 
 
 class Strings(Sequence[str]):
@@ -53,13 +61,19 @@ class Strings(Sequence[str]):
     def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
         self._data = memoryview(data)
         self._offsets = offsets
-        self._spans = memoryview(np.ascontiguousarray(offsets, dtype=np.int64)).cast("B")
+        self._spans = memoryview(np.ascontiguousarray(offsets)).cast("B")
+        self._span = _SPANS[offsets.dtype.itemsize].unpack_from
+        self._width = offsets.dtype.itemsize
 
     @staticmethod
     def arrays(values: Iterable[str], name: str) -> dict[str, np.ndarray]:
         encoded = [v.encode() for v in values]
         offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum([len(v) for v in encoded], out=offsets[1:])
+        np.cumsum(
+            np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:]
+        )
+        if offsets[-1] < 1 << 32:
+            offsets = offsets.astype(np.uint32)
         return {
             f"{name}_data": np.frombuffer(b"".join(encoded), dtype=np.uint8),
             f"{name}_offsets": offsets,
@@ -77,7 +91,7 @@ class Strings(Sequence[str]):
             return [self[j] for j in range(*i.indices(len(self)))]
         if not 0 <= i < len(self):
             raise IndexError(i)
-        start, end = _SPAN.unpack_from(self._spans, 8 * i)
+        start, end = self._span(self._spans, self._width * i)
         return str(self._data[start:end], "utf-8")
 
     def __iter__(self) -> Iterator[str]:
@@ -85,11 +99,14 @@ class Strings(Sequence[str]):
 
     def get(self, i: int) -> str:
         """The i-th string, unchecked (callers with a page number in range)."""
-        start, end = _SPAN.unpack_from(self._spans, 8 * i)
+        start, end = self._span(self._spans, self._width * i)
         return str(self._data[start:end], "utf-8")
 
 
 def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
+    """A column most pages may lack: nothing at all when none has it."""
+    if all(v is None for v in values):
+        values = []
     arrays = Strings.arrays((v or "" for v in values), name)
     arrays[f"{name}_present"] = np.array([v is not None for v in values], dtype=bool)
     return arrays
@@ -104,29 +121,30 @@ def _distinct(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
 
 
 def build_table(
-    pages: Sequence[Page], site_url: str
+    pages: PageColumns, site_url: str, raw_paths: Sequence[str] | None = None
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The arrays of a page table, and what the library needs to know of the site
-    (`base_path`, `top_sections`, `site_roots`)."""
-    urls = [p.url for p in pages]
-    paths = [url_path(u) for u in urls]
+    (`base_path`, `top_sections`, `site_roots`); `raw_paths` are the pages' URL paths if the
+    caller has them already."""
+    urls = pages.url
+    if raw_paths is None:
+        raw_paths = [raw_path(u) for u in urls]
+    paths = [p.rstrip("/") or "/" for p in raw_paths]
     base = base_path_of(site_url, paths)
     arrays: dict[str, np.ndarray] = {}
     arrays.update(Strings.arrays(urls, "url"))
-    arrays.update(Strings.arrays((p.title for p in pages), "title"))
-    arrays.update(_distinct([p.section for p in pages], "section"))
-    arrays.update(_distinct([p.group for p in pages], "group"))
+    arrays.update(Strings.arrays(pages.title, "title"))
+    arrays.update(_distinct(pages.section, "section"))
+    arrays.update(_distinct(pages.group, "group"))
     for name in ("description", "markdown_url", "lastmod"):
-        arrays.update(_optional([getattr(p, name) for p in pages], name))
+        arrays.update(_optional(getattr(pages, name), name))
     arrays["path_order"] = np.array(
         sorted(range(len(paths)), key=paths.__getitem__), dtype=np.int32
     )
     arrays["url_order"] = np.array(sorted(range(len(urls)), key=urls.__getitem__), dtype=np.int32)
     folders = _folders(paths)
     arrays.update(Strings.arrays(folders, "folder"))
-    roots = {_root(site_url)}
-    roots.update(_root(u) for u in urls)
-    roots.update(_root(p.markdown_url) for p in pages if p.markdown_url)
+    roots = _roots([site_url, *urls, *(u for u in pages.markdown_url if u)])
     meta = {
         "base_path": base,
         "top_sections": _top_sections(paths, base),
@@ -138,6 +156,17 @@ def build_table(
 def _root(url: str) -> str:
     found = _SITE_ROOT.match(url)
     return found.group(0) if found else url
+
+
+def _roots(urls: Iterable[str]) -> set[str]:
+    """`scheme://host[:port]` of every URL (most URLs share their predecessor's)."""
+    found: set[str] = set()
+    last = "\0"
+    for url in urls:
+        if not (url.startswith(last) and url[len(last) : len(last) + 1] in ("/", "?", "#", "")):
+            last = _root(url)
+            found.add(last)
+    return found
 
 
 def _folders(paths: Sequence[str]) -> list[str]:
@@ -158,14 +187,17 @@ def _top_sections(paths: Sequence[str], base: str) -> list[tuple[str, int]]:
     segment has pages below it; pages directly at the top count under the base.
     """
     root = base or "/"
+    inside = base + "/"
     firsts: list[str | None] = []
     folders = set()
     for path in paths:
-        rest = path[len(base) :] if path.startswith(base + "/") else ""
-        segments = [s for s in rest.split("/") if s]
-        firsts.append(segments[0] if segments else None)
-        if len(segments) > 1:
-            folders.add(segments[0])
+        rest = path[len(base) :] if path.startswith(inside) else ""
+        if "//" in rest:
+            rest = "/".join(s for s in rest.split("/") if s)
+        first, _, below = rest.lstrip("/").partition("/")
+        firsts.append(first or None)
+        if below:
+            folders.add(first)
     counts = Counter(f"{base}/{first}" if first in folders else root for first in firsts)
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
@@ -255,7 +287,7 @@ class PageTable(Sequence[Page]):
     def page(self, i: int) -> Page:
         group = self._group_id.item(i)
         optional = {
-            name: strings.get(i) if present.item(i) else None
+            name: strings.get(i) if len(present) and present.item(i) else None
             for name, (strings, present) in self._optional.items()
         }
         return Page(

@@ -1,6 +1,7 @@
 """The on-disk index: a manifest's page table and search index in one memory-mapped file.
 
-`<cache>/indexes/<content hash>.pxi` holds named numpy arrays and a JSON header. Opening it
+`<cache>/indexes/<content hash>.pxi` holds named numpy arrays, then a JSON header saying where
+each one lies (so a builder can write and free the arrays one by one). Opening it
 maps the file and wraps each array without reading it, so a restart with a million pages takes
 milliseconds and the serving process keeps in memory only the pages of the file it touches.
 The file is keyed by a hash of the manifest's bytes (and the format version): a changed
@@ -43,67 +44,82 @@ def content_hash(raw: bytes, version: str) -> str:
     return hashlib.blake2b(raw, digest_size=16, person=version.encode()[:16]).hexdigest()
 
 
+class Writer:
+    """Writes an index file array by array (each can be freed once written), then its
+    header, under a temporary name; `commit` renames it into place."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, self._temporary = tempfile.mkstemp(
+            prefix=path.name + ".", suffix=".tmp", dir=path.parent
+        )
+        self._out = os.fdopen(fd, "wb")
+        self._out.write(MAGIC)
+        self._entries: dict[str, dict[str, Any]] = {}
+
+    def add(self, name: str, array: np.ndarray) -> None:
+        array = np.ascontiguousarray(array)
+        self._out.write(b"\0" * (_aligned(self._out.tell()) - self._out.tell()))
+        offset = self._out.tell()
+        self._out.write(memoryview(array).cast("B") if array.nbytes else b"")
+        shape = list(array.shape)
+        self._entries[name] = {"dtype": array.dtype.str, "shape": shape, "offset": offset}
+
+    def commit(self, meta: dict[str, Any]) -> None:
+        header = json.dumps({"format": FORMAT, "meta": meta, "arrays": self._entries}).encode()
+        self._out.write(header + _LENGTH.pack(len(header)) + TRAILER)
+        self._out.close()
+        os.replace(self._temporary, self.path)
+
+    def abort(self) -> None:
+        self._out.close()
+        Path(self._temporary).unlink(missing_ok=True)
+
+
 def save(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
     """Write arrays and metadata to `path` atomically (temporary file, then rename)."""
-    contiguous = {name: np.ascontiguousarray(array) for name, array in arrays.items()}
-    entries = {}
-    offset = 0
-    for name, array in contiguous.items():
-        entries[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset}
-        offset += _aligned(array.nbytes)
-    header = json.dumps({"format": FORMAT, "meta": meta, "arrays": entries}).encode()
-    start = _aligned(len(MAGIC) + _LENGTH.size + len(header))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    writer = Writer(path)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(MAGIC + _LENGTH.pack(len(header)) + header)
-            out.write(b"\0" * (start - out.tell()))
-            for array in contiguous.values():
-                data = memoryview(array).cast("B") if array.nbytes else b""
-                out.write(data)
-                out.write(b"\0" * (_aligned(array.nbytes) - array.nbytes))
-            out.write(TRAILER + _LENGTH.pack(start + offset))
-        os.replace(temporary, path)
+        for name, array in arrays.items():
+            writer.add(name, array)
+        writer.commit(meta)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        writer.abort()
         raise
 
 
 def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Map an index file: its arrays (views of the mapping) and metadata."""
+    tail = _LENGTH.size + len(TRAILER)
     try:
         with open(path, "rb") as file:
             size = os.fstat(file.fileno()).st_size
-            if size < len(MAGIC) + _LENGTH.size + len(TRAILER) + _LENGTH.size:
+            if size < len(MAGIC) + tail:
                 raise StoreError("too short")
             mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
     except OSError as exc:
         raise StoreError(f"cannot read: {exc.strerror or exc}") from None
     if mapped[: len(MAGIC)] != MAGIC:
         raise StoreError("not a Pinax index file")
-    end = size - len(TRAILER) - _LENGTH.size
-    if mapped[end : end + len(TRAILER)] != TRAILER:
+    if mapped[size - len(TRAILER) :] != TRAILER:
         raise StoreError("truncated (no trailer)")
-    (length,) = _LENGTH.unpack_from(mapped, len(MAGIC))
-    if len(MAGIC) + _LENGTH.size + length > end:
-        raise StoreError("header runs past the end")
+    (length,) = _LENGTH.unpack_from(mapped, size - tail)
+    header_start = size - tail - length
+    if header_start < len(MAGIC):
+        raise StoreError("header runs past the start")
     try:
-        header = json.loads(mapped[len(MAGIC) + _LENGTH.size : len(MAGIC) + _LENGTH.size + length])
+        header = json.loads(mapped[header_start : size - tail])
         if header["format"] != FORMAT:
             raise StoreError(f"format {header['format']} (expected {FORMAT})")
-        start = _aligned(len(MAGIC) + _LENGTH.size + length)
-        (data_end,) = _LENGTH.unpack_from(mapped, end + len(TRAILER))
-        if data_end != end:
-            raise StoreError("size does not match its header")
         arrays = {}
         for name, entry in header["arrays"].items():
             dtype = np.dtype(entry["dtype"])
             shape = tuple(entry["shape"])
             count = int(np.prod(shape, dtype=np.int64))
-            first = start + entry["offset"]
-            if first + count * dtype.itemsize > end:
-                raise StoreError(f"array {name!r} runs past the end")
+            first = int(entry["offset"])
+            if first < len(MAGIC) or first + count * dtype.itemsize > header_start:
+                raise StoreError(f"array {name!r} lies outside the data")
             arrays[name] = np.frombuffer(mapped, dtype, count, first).reshape(shape)
         return arrays, header["meta"]
     except (KeyError, TypeError, ValueError) as exc:

@@ -16,7 +16,8 @@ import functools
 import itertools
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import snowballstemmer
 
@@ -34,7 +35,14 @@ CHUNK = re.compile(r"[^\W_]+(?:[._\-/:][^\W_]+)*")
 _SEPARATOR = re.compile(r"[._\-/:]")
 _PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")  # APIs, URLs: one word, not `AP` + `Is`
 _CASE_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-_STEMMER = snowballstemmer.stemmer("english")  # PyStemmer's C code when it is installed
+
+
+def make_stemmer() -> Any:
+    """A Snowball English stemmer (PyStemmer's C code when it is installed)."""
+    return snowballstemmer.stemmer("english")
+
+
+_STEMMER = make_stemmer()
 _STEMMER_LOCK = threading.Lock()
 
 Token = tuple[str, float]  # (lower-case word as written, weight)
@@ -42,7 +50,9 @@ Token = tuple[str, float]  # (lower-case word as written, weight)
 
 def chunks(text: str) -> list[str]:
     """The runs of letters and digits (with their inner separators) of a text."""
-    return CHUNK.findall(_POSSESSIVE.sub("", text))
+    if "'" in text or "’" in text:
+        text = _POSSESSIVE.sub("", text)
+    return CHUNK.findall(text)
 
 
 def words(text: str) -> list[Token]:
@@ -52,9 +62,19 @@ def words(text: str) -> list[Token]:
 
 @functools.lru_cache(maxsize=1 << 17)
 def chunk_words(chunk: str) -> tuple[Token, ...]:
+    """The words of a chunk: its parts at half weight and the parts joined, or itself."""
+    return split_chunk(chunk)
+
+
+def split_chunk(chunk: str) -> tuple[Token, ...]:
+    """`chunk_words` without its cache (for builds, where most chunks are seen once)."""
+    if _one_word(chunk):
+        return ((chunk.lower(), 1.0),) if len(chunk) <= MAX_TOKEN_LENGTH else ()
     parts: list[str] = []
     for piece in _SEPARATOR.split(chunk):
-        if piece.isascii() and not _PLURAL_ACRONYM.fullmatch(piece):
+        if _one_word(piece):
+            parts.append(piece)
+        elif piece.isascii() and not _PLURAL_ACRONYM.fullmatch(piece):
             parts.extend(_CASE_PARTS.findall(piece) or (piece,))
         elif piece:
             parts.append(piece)
@@ -66,6 +86,11 @@ def chunk_words(chunk: str) -> tuple[Token, ...]:
     if len(parts) <= MAX_PARTS_JOINED and len(joined) <= MAX_TOKEN_LENGTH:
         found.append((joined, 1.0))
     return tuple(found)
+
+
+def _one_word(piece: str) -> bool:
+    """Letters only, lower-case or capitalised: no case change to split at."""
+    return piece.isalpha() and (piece.islower() or piece[1:].islower())
 
 
 def phrases(stems: Sequence[str]) -> list[str]:
@@ -81,3 +106,9 @@ def stem(word: str) -> str:
         return word
     with _STEMMER_LOCK:  # a stemmer object is not safe to share between threads
         return _STEMMER.stemWord(word)
+
+
+def stemmer() -> Callable[[str], str]:
+    """`stem` for one thread's use, without the cache and the lock (for builds)."""
+    stem_word = make_stemmer().stemWord
+    return lambda word: word if len(word) <= 2 or not word.isalpha() else stem_word(word)

@@ -131,20 +131,24 @@ class Vocabulary:
         if len(word) < MIN_TYPO_LENGTH or not word.isalpha() or not len(self._delete_key):
             return None
         variants = deletions(word, 1)
-        found = self._closest(word, variants, 1)
+        near = self._candidates(variants)
+        found = self._closest(word, near, 1)
         if found is None and len(word) >= LONG_TYPO_LENGTH:
-            found = self._closest(word, deletions(word, 2) - variants, 2)
+            found = self._closest(word, near | self._candidates(deletions(word, 2) - variants), 2)
         return found
 
-    def _closest(self, word: str, variants: set[str], limit: int) -> int | None:
-        from rapidfuzz.distance import OSA
-
+    def _candidates(self, variants: set[str]) -> set[int]:
+        """Known words filed under any of these strings."""
         keys = np.fromiter((zlib.crc32(v.encode()) for v in variants), dtype=np.uint32)
         lo = np.searchsorted(self._delete_key, keys, side="left").tolist()
         hi = np.searchsorted(self._delete_key, keys, side="right").tolist()
-        candidates = {
+        return {
             w for a, b in zip(lo, hi, strict=True) if b > a for w in self._delete_word[a:b].tolist()
         }
+
+    def _closest(self, word: str, candidates: set[int], limit: int) -> int | None:
+        from rapidfuzz.distance import OSA
+
         best: tuple[int, int, str] | None = None
         chosen = None
         for candidate in candidates:

@@ -11,12 +11,13 @@ The arrays come from `pinax.indexing.build` (or from the on-disk store, memory-m
 - `field_avg` (average field lengths), `title_key` (fingerprint of each title's content
   words) and `doc_depth` (URL depth below the base path).
 
-A query costs in proportion to the pages it can reach. Small indexes add up postings densely;
-large ones run a threshold algorithm: expand the term whose unseen pages could still score
-most (its highest weights first), score each new page exactly by binary search in every
-term's page-ordered postings, and stop once the k-th best score beats what any unseen page
-could reach. Query words the index does not know are corrected (edit distance), completed
-(prefix), or matched inside known words (substring), in that order.
+A query costs in proportion to the pages it can reach. Small indexes add up postings densely.
+Large ones add up only the short lists (rare words, the ones that decide) and look the common
+words up by binary search for the candidates that can still reach the top; pages only common
+words reach come from a threshold algorithm over those words' highest weights first. Both
+give the exact top k. Query words the index does not know are corrected (edit distance),
+completed (prefix), or, when nothing else of the query is found, matched inside known words
+(substring).
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
 DENSE_MAX = 32768  # indexes up to this many pages add up postings densely
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
-SHORT_MAX = 32768  # in large indexes, terms on more pages than this are expanded lazily
+SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
 FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
@@ -93,16 +94,6 @@ class Ranked:
     scores: list[float]
     explain: list[dict[str, Any]] | None = None
 
-    def __len__(self) -> int:
-        return len(self.docs)
-
-
-@dataclass
-class Outcome:
-    hits: Ranked
-    strategy: str  # "bm25", "fuzzy" (words corrected or completed) or "substring"
-    corrections: dict[str, str] = field(default_factory=dict)
-
 
 def confidence(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
@@ -138,7 +129,6 @@ class SearchIndex:
         arrays: dict[str, np.ndarray],
         fields_of: Callable[[int], Sequence[str]] | None = None,
     ) -> None:
-        self.arrays = arrays
         self.size = len(arrays["doc_depth"])
         self.vocabulary = Vocabulary(arrays)
         self._fields_of = fields_of
@@ -249,10 +239,6 @@ class SearchIndex:
 
     # -- searching -----------------------------------------------------------------------------
 
-    def search(self, query: str, limit: int, explain: bool = False) -> Outcome:
-        plan = self.plan(query)
-        return Outcome(self.run(plan, limit, explain), plan.strategy, plan.corrections)
-
     def run(self, plan: Plan, limit: int, explain: bool = False) -> Ranked:
         """The best `limit` pages for a plan, best first (ties in manifest order)."""
         if not plan.terms or plan.reference <= 0:
@@ -312,7 +298,7 @@ class SearchIndex:
         """Pages that may be among the k best: the k-th best score among the pages of the
         strongest terms (at least k of them) is a floor for the k best."""
         order = sorted(weights, key=lambda t: -self._term_max.item(t) * weights[t])
-        some = np.unique(np.concatenate([self.postings(t)[0][: 4 * k] for t in order]))
+        some = _unique(np.concatenate([self.postings(t)[0][: 4 * k] for t in order]))
         if len(some) <= k:
             return np.flatnonzero(scores)
         values = scores[some]
@@ -320,16 +306,21 @@ class SearchIndex:
         return np.flatnonzero(scores >= floor)
 
     def _top_pruned(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Short terms (rare words: the ones that matter) are added up densely; their pages
-        are the first candidates, scored fully by binary search in the long terms' lists, and
-        those that cannot reach the k-th best are dropped unscored. Then, for pages in long
-        lists only, a threshold algorithm: expand the long term whose unseen pages could still
-        score most (highest weights first), until the k-th best beats them all."""
+        """Short terms (rare words: the ones that decide) are added up densely, and their
+        pages that can still reach the k best (the k-th best page of the strongest short term
+        sets the bar) are scored fully by binary search in the long terms' lists. Then, for
+        pages that only long terms reach, a threshold algorithm: expand the long term whose
+        unseen pages could still score most (highest weights first), until the k-th best
+        beats them all."""
         scratch, seen = self._scratch()
-        short = [t for t in weights if self._df(t) <= SHORT_MAX]
+        short = sorted(
+            (t for t in weights if self._df(t) <= SHORT_MAX),
+            key=lambda t: -self._term_max.item(t) * weights[t],
+        )
         long = [t for t in weights if self._df(t) > SHORT_MAX]
         lists = [(*self.postings(t), np.float32(weights[t])) for t in long]
         bounds = [self._term_max.item(t) * weights[t] for t in long]
+        added: list[np.ndarray] = []
         marked: list[np.ndarray] = []
         found_docs: list[np.ndarray] = []
         found_scores: list[np.ndarray] = []
@@ -339,19 +330,23 @@ class SearchIndex:
                 docs, values = self.postings(t)
                 w = weights[t]
                 np.add.at(scratch, docs, values if w == 1.0 else values * np.float32(w))
-                fresh = docs[~seen[docs]]
-                seen[fresh] = True
-                marked.append(fresh)
-            if marked:
-                candidates = np.concatenate(marked) if len(marked) > 1 else marked[0]
+                added.append(docs)
+            if added:
+                candidates = np.concatenate(added) if len(added) > 1 else added[0]
                 partial = scratch[candidates]
-                if len(candidates) > k:
-                    floor = np.partition(partial, len(partial) - k)[len(partial) - k]
-                    keep = partial >= floor - sum(bounds)
-                    candidates, partial = candidates[keep], partial[keep]
+                # The best-looking candidates, scored fully, set the bar for the others.
+                size = k * (len(added) + 1)  # enough to hold k distinct pages
+                best = candidates
+                if len(candidates) > size:
+                    best = candidates[np.argpartition(partial, len(partial) - size)[-size:]]
+                best = _unique(best)
+                floor = _kth(scratch[best] + self._lookup(best, lists), k) - sum(bounds)
+                candidates = _unique(candidates[partial >= floor])
+                seen[candidates] = True
+                marked.append(candidates)
                 found_docs.append(candidates)
-                found_scores.append(partial + self._lookup(candidates, lists))
-                threshold = _kth(np.concatenate(found_scores), k)
+                found_scores.append(scratch[candidates] + self._lookup(candidates, lists))
+                threshold = _kth(found_scores[0], k)
             depths = [0] * len(long)
             while long and (sum(bounds) > threshold or sum(map(len, found_docs)) < k):
                 i = max(range(len(long)), key=bounds.__getitem__)
@@ -364,13 +359,14 @@ class SearchIndex:
                 seen[new] = True
                 marked.append(new)
                 found_docs.append(new)
+                # Short terms add nothing here: their pages were all candidates above.
                 found_scores.append(self._lookup(new, lists))
-                every = np.concatenate(found_scores)
-                threshold = _kth(every, k)
+                threshold = _kth(np.concatenate(found_scores), k)
         finally:
+            for docs in added:
+                scratch[docs] = 0.0
             for docs in marked:
                 seen[docs] = False
-                scratch[docs] = 0.0
         if not found_docs:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         docs = np.concatenate(found_docs)
@@ -455,6 +451,12 @@ class SearchIndex:
             "boosts": {"depth": round(depth, 4), "exact_title": round(boost, 4)},
             "reference": round(plan.reference, 4),
         }
+
+
+def _unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (`np.unique` is far slower on small int32 arrays)."""
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
 
 
 def _kth(scores: np.ndarray, k: int) -> float:

@@ -182,7 +182,8 @@ class Vocabulary:
         while at >= 0 and len(starts) < MAX_SUBSTRING_HITS:
             starts.append(at)
             at = self._text.find(target, at + 1)
-        found = np.unique(np.searchsorted(self._line_ends, np.array(starts, dtype=np.int64)))
+        found = np.searchsorted(self._line_ends, np.array(sorted(set(starts)), dtype=np.int64))
+        found = np.array(sorted(set(found.tolist())), dtype=np.int64)
         return self._most_frequent(found, limit)
 
     def _most_frequent(self, found: np.ndarray, limit: int) -> list[int]:

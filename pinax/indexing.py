@@ -26,7 +26,7 @@ import numpy as np
 
 from pinax.columns import PageColumns
 from pinax.pagetable import raw_path
-from pinax.tokens import MAX_TOKEN_LENGTH, STOP_WORDS, chunks, split_chunk, stemmer
+from pinax.tokens import MAX_TOKEN_LENGTH, PART_WEIGHT, STOP_WORDS, chunks, split_chunk, stemmer
 from pinax.vocabulary import build_words, sorted_strings
 
 FIELDS = ("title", "slug", "section", "description", "children", "phrase")
@@ -37,6 +37,7 @@ DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into 
 FORMAT = 1  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
+BLOCK = 1 << 21  # entries worked through at a time while making postings
 
 
 def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
@@ -84,13 +85,6 @@ class _Chunks:
         self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
         self.words: dict[str, int] = {}  # written word -> term id
         self.plain: set[str] = set()  # written words that are not joined identifiers
-        self._analysed = 0
-        self._tokens: list[int] = []  # per chunk: term ids of its tokens...
-        self._half: list[int] = []  # ...whether each weighs half...
-        self._count: list[int] = []  # ...how many there are
-        self._length: list[float] = []  # per chunk: its length (stop words left out)
-        self._full: list[int] = []  # per chunk: term ids of its full-weight content words
-        self._full_count: list[int] = []
         self._stem = stemmer()
 
     def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -109,50 +103,34 @@ class _Chunks:
         return numbered[_ragged(starts[which], per_text[which])], per_text[which]
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """Analyse the chunks numbered since the last call; the flat arrays of all of them."""
-        pending = list(self.ids)[self._analysed :]
-        for chunk in pending:
-            self._analyse(chunk)
-        self._analysed = len(self.ids)
-        count = np.array(self._count, dtype=np.int64)
-        full_count = np.array(self._full_count, dtype=np.int64)
+        """Analyse every numbered chunk, in one batch: the flat arrays, by chunk id."""
+        splits = [split_chunk(c) for c in self.ids]
+        count = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
+        written = [word for split in splits for word, _ in split]
+        total = len(written)
+        half = np.fromiter((w < 1.0 for split in splits for _, w in split), dtype=bool, count=total)
+        words, terms = self.words, self.terms
+        for word in dict.fromkeys(written):
+            if word not in words:
+                words[word] = terms.setdefault(self._stem(word), len(terms))
+        term = np.fromiter(map(words.__getitem__, written), dtype=np.int32, count=total)
+        stop = np.fromiter((w in STOP_WORDS for w in written), dtype=bool, count=total)
+        owner = np.repeat(np.arange(len(splits)), count)  # the chunk of each token
+        self.plain.update(itertools.compress(written, half | (count == 1)[owner]))
+        weight = np.where(half, PART_WEIGHT, 1.0)
+        weight[stop] = 0.0
+        full = ~half & ~stop
+        full_count = np.bincount(owner[full], minlength=len(splits))
         return {
             "start": np.concatenate([[0], np.cumsum(count)]),
             "count": count,
-            "term": np.array(self._tokens, dtype=np.int32),
-            "half": np.array(self._half, dtype=np.int8),
-            "length": np.array(self._length, dtype=np.float64),
+            "term": term,
+            "half": half.astype(np.int8),
+            "length": np.bincount(owner, weights=weight, minlength=len(splits)),
             "full_start": np.concatenate([[0], np.cumsum(full_count)]),
             "full_count": full_count,
-            "full": np.array(self._full, dtype=np.int32),
+            "full": term[full],
         }
-
-    def _analyse(self, chunk: str) -> None:
-        tokens = split_chunk(chunk)
-        words, plain = self.words, self.plain
-        single = len(tokens) == 1
-        ids = []
-        half = []
-        full = []
-        length = 0.0
-        for word, weight in tokens:
-            term = words.get(word)
-            if term is None:
-                term = words[word] = self.terms.setdefault(self._stem(word), len(self.terms))
-            if single or weight < 1.0:
-                plain.add(word)
-            ids.append(term)
-            half.append(weight < 1.0)
-            if word not in STOP_WORDS:
-                length += weight
-                if weight >= 1.0:
-                    full.append(term)
-        self._tokens += ids
-        self._half += half
-        self._count.append(len(ids))
-        self._length.append(length)
-        self._full += full
-        self._full_count.append(len(full))
 
 
 class _Field:
@@ -202,15 +180,14 @@ def _field(
 
 
 def build(
-    pages: PageColumns, base_path: str = "", raw_paths: Sequence[str] | None = None
+    pages: PageColumns, base_path: str = "", paths: list[str] | None = None
 ) -> dict[str, np.ndarray]:
     """The arrays of a search index over a manifest's pages (see `SearchIndex` for each);
-    `raw_paths` are the pages' URL paths if the caller has them already."""
+    `paths` are their `page_path`s if the caller has them already."""
     size = len(pages)
     every = np.arange(size, dtype=np.int64)
-    if raw_paths is None:
-        raw_paths = [raw_path(u) for u in pages.url]
-    paths = [page_path(u, base_path, p) for u, p in zip(pages.url, raw_paths, strict=True)]
+    if paths is None:
+        paths = [page_path(u, base_path) for u in pages.url]
     sections: dict[str, int] = {}
     section_of = np.array(
         [
@@ -220,27 +197,28 @@ def build(
         dtype=np.int64,
     )
     described = [i for i, d in enumerate(pages.description) if d]
+    depths = np.array([min(255, p.count("/")) for p in paths], dtype=np.uint8)
     analysis = _Chunks()
     title_ids, title_n = analysis.number(pages.title)
     slug_ids, slug_n = analysis.number(p.rpartition("/")[2] for p in paths)
+    del paths
     section_ids, section_n = analysis.number(sections)
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     found = analysis.arrays()
 
-    title = _field(found, title_ids, title_n, every, size)
-    section_rows = _field(found, section_ids, section_n, np.arange(len(sections)), len(sections))
-    fields = [
-        title,
-        _field(found, slug_ids, slug_n, every, size),
-        _spread(section_rows, section_of, size),
-        _field(found, text_ids, text_n, np.array(described, dtype=np.int64), size),
-        _children(pages.url, title),
-    ]
-    stems_of_titles = _full_stems(found, title_ids, title_n, every)
-    fields.append(_phrases(analysis, *stems_of_titles, size))
-    depths = np.array([min(255, p.count("/")) for p in paths], dtype=np.uint8)
+    fields = [_field(found, title_ids, title_n, every, size)]
+    fields.append(_field(found, slug_ids, slug_n, every, size))
+    rows = _field(found, section_ids, section_n, np.arange(len(sections)), len(sections))
+    fields.append(_spread(rows, section_of, size))
+    fields.append(_field(found, text_ids, text_n, np.array(described, dtype=np.int64), size))
+    fields.append(_children(pages.url, fields[0]))
+    stems, stem_page = _full_stems(found, title_ids, title_n, every)
+    del found, title_ids, slug_ids, section_ids, text_ids, rows, section_of
+    fields.append(_phrases(analysis, stems, stem_page, size))
+    title_keys = _title_keys(analysis, stems, stem_page, size)
+    del stems, stem_page
     arrays = _postings(analysis, fields, size, depth_prior(depths))
-    arrays["title_key"] = _title_keys(analysis, *stems_of_titles, size)
+    arrays["title_key"] = title_keys
     arrays["doc_depth"] = depths
     return arrays
 
@@ -341,25 +319,31 @@ def _postings(
         at += len(f.term)
         fields[i] = None  # type: ignore[call-overload]  # free each field once packed
     key.sort()
-    # One entry per (term, page): the first of each run of equal keys without the field bits.
-    pair = key >> 4
-    new = np.empty(len(key), dtype=bool)
+    # One posting per (term, page): where a run of equal keys without the field bits starts.
+    # Worked through in blocks, to keep temporary arrays small.
+    total = len(key)
+    new = np.empty(total, dtype=bool)
     new[:1] = True
-    np.not_equal(pair[1:], pair[:-1], out=new[1:])
+    part = np.empty(total, dtype=np.float32)
+    page = (1 << doc_bits) - 1
+    for a in range(0, total, BLOCK):
+        b = min(total, a + BLOCK)
+        block = key[a:b]
+        if b > a + 1:
+            np.not_equal(block[1:] >> 4, block[:-1] >> 4, out=new[a + 1 : b])
+        if a:
+            new[a] = key[a] >> 4 != key[a - 1] >> 4
+        place = ((block >> 1) & 7) * size + ((block >> 4) & page)  # (field, page) in `scale`
+        part[a:b] = scale[place]
+        part[a:b][(block & 1).astype(bool)] *= PART_WEIGHT
+    del scale
     first = np.flatnonzero(new)
     del new
-    post_term = pair[first] >> doc_bits
-    where = np.bitwise_and(pair, (1 << doc_bits) - 1, out=pair)  # each entry's page...
-    post_doc = where[first].astype(np.int32)
-    which = key >> 1
-    which &= 7
-    which *= size
-    where += which  # ...then its place (field, page) in `scale`
-    del which
-    part = scale[where]
-    del where, pair, scale
-    part[(key & 1).astype(bool)] *= 0.5
+    heads = key[first]
     del key
+    post_term = (heads >> (doc_bits + 4)).astype(np.int32)
+    post_doc = ((heads >> 4) & page).astype(np.int32)
+    del heads
     tf = np.add.reduceat(part, first).astype(np.float64) if len(first) else part.astype(float)
     del part, first
 

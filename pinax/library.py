@@ -99,7 +99,11 @@ class Docs:
             for name in list(arrays):
                 add(name, arrays.pop(name))
             if index:
-                arrays = build(manifest.pages, site["base_path"], paths)
+                base = site["base_path"]
+                urls = manifest.pages.url
+                for i, (url, path) in enumerate(zip(urls, paths, strict=True)):
+                    paths[i] = page_path(url, base, path)
+                arrays = build(manifest.pages, base, _handed_over(paths))
                 for name in list(arrays):
                     add(name, arrays.pop(name))
         return {
@@ -323,6 +327,14 @@ class Library:
             {"name": d.name, "title": d.title, "url": d.url, "pages": len(d.pages)}
             for d in self.all()
         ]
+
+
+def _handed_over(items: list[str]) -> list[str]:
+    """The items in a new list, the old one emptied: the callee alone holds them (and frees
+    them when done)."""
+    taken = items[:]
+    items.clear()
+    return taken
 
 
 @contextmanager

@@ -33,8 +33,9 @@ STOP_WORDS = frozenset(
 _POSSESSIVE = re.compile(r"['’]s\b")
 CHUNK = re.compile(r"[^\W_]+(?:[._\-/:][^\W_]+)*")
 _SEPARATOR = re.compile(r"[._\-/:]")
-_PLURAL_ACRONYM = re.compile(r"[A-Z]{2,}s")  # APIs, URLs: one word, not `AP` + `Is`
-_CASE_PARTS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Words inside an identifier: a plural acronym (APIs, URLs: not `AP` + `Is`), an acronym before
+# a capitalised word (HTML in HTMLElement), a (capitalised) word, an acronym, a number.
+_CASE_PARTS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 
 def make_stemmer() -> Any:
@@ -70,14 +71,10 @@ def split_chunk(chunk: str) -> tuple[Token, ...]:
     """`chunk_words` without its cache (for builds, where most chunks are seen once)."""
     if _one_word(chunk):
         return ((chunk.lower(), 1.0),) if len(chunk) <= MAX_TOKEN_LENGTH else ()
-    parts: list[str] = []
-    for piece in _SEPARATOR.split(chunk):
-        if _one_word(piece):
-            parts.append(piece)
-        elif piece.isascii() and not _PLURAL_ACRONYM.fullmatch(piece):
-            parts.extend(_CASE_PARTS.findall(piece) or (piece,))
-        elif piece:
-            parts.append(piece)
+    if chunk.isascii():  # separators are simply not matched
+        parts = _CASE_PARTS.findall(chunk)
+    else:  # letters beyond ASCII have no case parts here: pieces stay whole
+        parts = [p for p in _SEPARATOR.split(chunk) if p]
     parts = [p.lower() for p in parts if len(p) <= MAX_TOKEN_LENGTH]
     if len(parts) <= 1:
         return tuple((p, 1.0) for p in parts)

@@ -52,6 +52,7 @@ BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
 DENSE_MAX = 32768  # indexes up to this many pages add up postings densely
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
+SAMPLE = 4096  # candidates sampled to set the first bar
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
 FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
@@ -335,11 +336,7 @@ class SearchIndex:
                 candidates = np.concatenate(added) if len(added) > 1 else added[0]
                 partial = scratch[candidates]
                 # The best-looking candidates, scored fully, set the bar for the others.
-                size = k * (len(added) + 1)  # enough to hold k distinct pages
-                best = candidates
-                if len(candidates) > size:
-                    best = candidates[np.argpartition(partial, len(partial) - size)[-size:]]
-                best = _unique(best)
+                best = _unique(candidates[partial >= _bar(partial, k * (len(added) + 1))])
                 floor = _kth(scratch[best] + self._lookup(best, lists), k) - sum(bounds)
                 candidates = _unique(candidates[partial >= floor])
                 seen[candidates] = True
@@ -457,6 +454,17 @@ def _unique(values: np.ndarray) -> np.ndarray:
     """The distinct values, sorted (`np.unique` is far slower on small int32 arrays)."""
     ordered = np.sort(values)
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
+def _bar(values: np.ndarray, count: int) -> float:
+    """A value about `count` of the values reach (estimated from a sample of them, as any
+    bar gives a valid floor: it only has to leave some, and not too many, candidates)."""
+    if len(values) <= count:
+        return -np.inf
+    step = max(1, len(values) // SAMPLE)
+    sample = values[::step]
+    rank = max(1, count * len(sample) // len(values))
+    return float(np.partition(sample, len(sample) - rank)[len(sample) - rank])
 
 
 def _kth(scores: np.ndarray, k: int) -> float:

@@ -98,6 +98,9 @@ def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
             if size < len(MAGIC) + tail:
                 raise StoreError("too short")
             mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        if hasattr(mapped, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+            # Lookups jump around: read no more than the pages they touch.
+            mapped.madvise(mmap.MADV_RANDOM)
     except OSError as exc:
         raise StoreError(f"cannot read: {exc.strerror or exc}") from None
     if mapped[: len(MAGIC)] != MAGIC:

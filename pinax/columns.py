@@ -54,6 +54,7 @@ class ManifestColumns:
     url: str
     title: str
     description: str | None
+    ttl: float | None
     source: str
     pages: PageColumns
 
@@ -64,6 +65,7 @@ class ManifestColumns:
             manifest.url,
             manifest.title,
             manifest.description,
+            manifest.ttl,
             manifest.source,
             PageColumns.of(manifest.pages),
         )
@@ -88,7 +90,7 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
     if columns is None:
         columns = PageColumns.of(manifest_io.from_dict(data, source).pages)
     return ManifestColumns(
-        header.name, header.url, header.title, header.description, source, columns
+        header.name, header.url, header.title, header.description, header.ttl, source, columns
     )
 
 

@@ -69,6 +69,7 @@ class Docs:
         self.url: str = header["url"]
         self.title: str = header["title"]
         self.description: str | None = header.get("description")
+        self.ttl: float | None = header.get("ttl")  # seconds a fetched page stays fresh
         self.source: str = header["source"]
         self.base_path: str = header["base_path"]
         self.top_sections: list[tuple[str, int]] = [tuple(s) for s in header["top_sections"]]
@@ -111,6 +112,7 @@ class Docs:
             "url": manifest.url,
             "title": manifest.title,
             "description": manifest.description,
+            "ttl": manifest.ttl,
             "source": manifest.source,
             **site,
         }
@@ -124,6 +126,7 @@ class Docs:
             title=self.title,
             pages=tuple(self.pages),
             description=self.description,
+            ttl=self.ttl,
             source=self.source,
         )
 
@@ -314,7 +317,7 @@ class Library:
         """Known URLs like a mistyped one: its neighbours in sorted order, and the pages a
         search for its path's words finds."""
         candidates: set[str] = set()
-        words = " ".join(chunks(url_path(url)))
+        words = " ".join(chunks(url.partition("://")[2].partition("/")[2]))  # no parsing: any text
         for docs in self.all():
             candidates.update(docs.pages.near(url, 10))
             if words:

@@ -1,8 +1,9 @@
 """Manifests: a docs site's pages, loaded with clear errors and dumped deterministically.
 
 A manifest is schema 1:
-`{"pinax_manifest": 1, "name", "url", "title"?, "description"?, "pages": [{"url", "title",
-"section"?, "description"?, "group"?, "markdown_url"?, "lastmod"?}]}`.
+`{"pinax_manifest": 1, "name", "url", "title"?, "description"?, "ttl"?, "pages": [{"url",
+"title", "section"?, "description"?, "group"?, "markdown_url"?, "lastmod"?}]}`.
+`ttl` is how many seconds a fetched page of this site stays fresh in the page cache.
 A bad file is rejected whole, with one message naming the file, the place (`pages[12].url`) and
 the problem, so an operator can fix it without reading a traceback.
 """
@@ -10,6 +11,7 @@ the problem, so an operator can fix it without reading a traceback.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -54,6 +56,7 @@ class Manifest:
     title: str
     pages: tuple[Page, ...]
     description: str | None = None
+    ttl: float | None = None
     source: str = field(default="<memory>", compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,6 +69,8 @@ class Manifest:
         }
         if self.description is not None:
             data["description"] = self.description
+        if self.ttl is not None:
+            data["ttl"] = self.ttl
         return data
 
 
@@ -131,6 +136,9 @@ def from_dict(data: Any, source: str = "<memory>") -> Manifest:
     url = _required_url(data, "url", source, "")
     title = _optional_str(data, "title", source, "") or name
     description = _optional_str(data, "description", source, "")
+    ttl = data.get("ttl")
+    if ttl is not None and not (_is_number(ttl) and 0 <= ttl < math.inf):
+        raise ManifestError(source, "ttl", f"expected a number of seconds >= 0, found {ttl!r}")
     pages_data = data.get("pages")
     if pages_data is None:
         raise ManifestError(source, "pages", "missing")
@@ -138,7 +146,13 @@ def from_dict(data: Any, source: str = "<memory>") -> Manifest:
         raise ManifestError(source, "pages", f"expected a list, found {_kind(pages_data)}")
     pages = tuple(_pages(pages_data, source))
     return Manifest(
-        name=name, url=url, title=title, pages=pages, description=description, source=source
+        name=name,
+        url=url,
+        title=title,
+        pages=pages,
+        description=description,
+        ttl=ttl,
+        source=source,
     )
 
 
@@ -218,6 +232,10 @@ def _required_url(data: dict[str, Any], key: str, source: str, place: str) -> st
         where = f"{place}.{key}" if place else key
         raise ManifestError(source, where, f"{value!r} is not an absolute http(s) URL")
     return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _kind(value: Any) -> str:

@@ -1,9 +1,13 @@
-"""The MCP binding: registers the five tools of `tools.py` on an mcp 2.x `MCPServer`.
+"""The MCP binding: the tools of `tools.py` as declared in `toolspecs.py` (resources.py adds
+the resources).
 
-Arguments are declared with their JSON schema but accepted loosely, so `tools.py` checks
-them and a bad argument comes back as the same `invalid_args` result the CLI prints.
-Results carry `structuredContent`; errors carry their JSON in the text block only, with
-`isError: true`, a shape every MCP client accepts (see notes/mcp-sdk-2.md, pitfall 2).
+Each tool takes its arguments loosely (aliases resolved, then checked by `tools.py`), so a bad
+argument comes back as the same `invalid_args` result the CLI prints. A result carries
+`structuredContent` and a readable text rendering; an error carries its JSON in the text block
+only, with `isError: true`, the one shape every client accepts (notes/mcp-sdk-2.md, pitfall 2).
+
+The docs are read through `current()` at every call, so a live reload (reload.py) swaps the
+whole library between two calls; clients are told through both protocol eras' channels.
 """
 
 from __future__ import annotations
@@ -12,170 +16,227 @@ import json
 import logging
 import threading
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from functools import partial
+from inspect import iscoroutinefunction
+from typing import Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import WithJsonSchema
+import anyio
+from mcp.server.lowlevel import NotificationOptions
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged
+from mcp.types import CallToolResult, Resource, TextContent, ToolAnnotations
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ConfigDict
 
 from pinax import __version__
-from pinax.errors import error_result
-from pinax.tools import DEFAULT_LIMIT, MAX_LIMIT, MAX_QUERY_LENGTH, Tools
+from pinax.errors import PinaxError, error_result
+from pinax.reload import LiveTools
+from pinax.render import render
+from pinax.resources import add_resources, docs_resources
+from pinax.tools import Tools
+from pinax.toolspecs import SPECS, ToolSpec, bind, input_schema
 
 log = logging.getLogger("pinax.server")
 
 INSTRUCTIONS = (
     "Pinax indexes documentation sites so you can read the docs as they are today.\n"
-    "Find pages with search_pages (or browse with list_docs, list_sections, get_section_pages),\n"
-    "then read a page with get_page(url) before relying on an API."
+    "Find pages with search_pages (or browse: list_docs, list_sections, get_section_pages),\n"
+    "then read one with get_page(url) before relying on an API; errors say how to recover."
 )
-
-Result = Annotated[CallToolResult, dict[str, Any]]
-
-
-def _arg(schema: dict[str, Any]) -> Any:
-    """A parameter the schema describes but tools.py validates."""
-    return Annotated[Any, WithJsonSchema(schema)]
+PROGRESS_EVERY = 1.0  # seconds between progress notifications of a slow call
 
 
-DocsArg = _arg(
-    {
-        "type": "string",
-        "description": "Manifest name from list_docs, e.g. 'react'. Omit to use every manifest.",
-    }
-)
-QueryArg = _arg(
-    {
-        "type": "string",
-        "minLength": 1,
-        "maxLength": MAX_QUERY_LENGTH,
-        "description": "What to look for, e.g. 'use a ref to manipulate the dom'",
-    }
-)
-LimitArg = _arg(
-    {
-        "type": "integer",
-        "minimum": 1,
-        "maximum": MAX_LIMIT,
-        "description": f"Maximum number of results (default {DEFAULT_LIMIT})",
-    }
-)
-ExplainArg = _arg(
-    {
-        "type": "boolean",
-        "description": "Add to each result where its score comes from (terms, fields, boosts)",
-    }
-)
-ThresholdArg = _arg(
-    {
-        "type": "number",
-        "minimum": 0,
-        "maximum": 1,
-        "description": "Leave out results scoring below this (scores run from 0 to 1)",
-    }
-)
-SectionArg = _arg(
-    {
-        "type": "string",
-        "description": "URL path prefix from list_sections, e.g. '/reference/react'",
-    }
-)
-UrlArg = _arg({"type": "string", "description": "Page URL from search_pages or get_section_pages"})
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-READS_WEB = ToolAnnotations(read_only_hint=True, open_world_hint=True)
+class _AnyArguments(ArgModelBase):
+    """Takes every argument as sent: `toolspecs.bind` and `tools.py` do the checking."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
 
 
-def _text_result(data: dict[str, Any], is_error: bool = False) -> CallToolResult:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    content = [TextContent(type="text", text=text)]
-    if is_error:
-        return CallToolResult(content=content, is_error=True)
-    return CallToolResult(content=content, structured_content=data)
+def _text(text: str) -> list[TextContent]:
+    return [TextContent(type="text", text=text)]
 
 
-def _outcome(name: str, started: float, result: CallToolResult) -> CallToolResult:
-    outcome = "error" if result.is_error else "ok"
-    log.info("%s %s in %.1f ms", name, outcome, (time.perf_counter() - started) * 1000)
-    return result
+def _success(tool: str, data: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(content=_text(render(tool, data)), structured_content=data)
 
 
-def _call(name: str, fn: Callable[..., dict[str, Any]], *args: Any) -> CallToolResult:
-    started = time.perf_counter()
-    try:
-        result = _text_result(fn(*args))
-    except Exception as exc:
-        if error_result(exc)["error"]["code"] == "internal":
-            log.exception("%s failed unexpectedly", name)
-        result = _text_result(error_result(exc), is_error=True)
-    return _outcome(name, started, result)
+def _failure(tool: str, exc: Exception) -> CallToolResult:
+    error = error_result(exc)
+    if not isinstance(exc, PinaxError):
+        log.error("%s failed unexpectedly", tool, exc_info=exc)
+    text = json.dumps(error, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=_text(text), is_error=True)
 
 
-async def _acall(
-    name: str, fn: Callable[..., Awaitable[dict[str, Any]]], *args: Any
-) -> CallToolResult:
-    started = time.perf_counter()
-    try:
-        result = _text_result(await fn(*args))
-    except Exception as exc:
-        if error_result(exc)["error"]["code"] == "internal":
-            log.exception("%s failed unexpectedly", name)
-        result = _text_result(error_result(exc), is_error=True)
-    return _outcome(name, started, result)
+async def _heartbeat(ctx: Context, what: str) -> None:
+    """Progress every second while a slow call runs: keeps clients' timeouts from firing."""
+    started = time.monotonic()
+    beats = 0
+    while True:
+        await anyio.sleep(PROGRESS_EVERY)
+        beats += 1
+        message = f"{what}: {time.monotonic() - started:.0f} s"
+        try:
+            await ctx.report_progress(beats, None, message)
+        except Exception:  # the client went away; the call itself will notice
+            return
 
 
-def create_server(tools: Tools, warm: bool = True) -> MCPServer:
-    """An MCP server over `tools`; `warm` builds the search indexes in the background."""
+class Announcer:
+    """Tells every connected client that the resources changed, in both protocol eras."""
+
+    def __init__(self) -> None:
+        self.bus = InMemorySubscriptionBus()  # 2026-07-28 clients listen here
+        self._connections: weakref.WeakSet[Any] = weakref.WeakSet()  # handshake-era clients
+
+    async def track(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        """Middleware: remember each handshake-era connection, to notify it later.
+
+        The SDK builds a session object per request; the connection behind it is what lasts
+        (and what a closed client's garbage collection removes from the weak set). No public
+        attribute leads to it in mcp 2.3.
+        """
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            self._connections.add(ctx.session._connection)
+        return await call_next(ctx)
+
+    async def resources_changed(self) -> None:
+        await self.bus.publish(ResourcesListChanged())
+        for connection in list(self._connections):
+            with anyio.move_on_after(5):  # best effort: the SDK drops it for a closed client
+                await connection.send_resource_list_changed()
+
+
+class PinaxServer(MCPServer):
+    """MCPServer whose resource list follows the loaded manifests."""
+
+    def __init__(self, current: Callable[[], Tools], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._current = current
+
+    def loaded_docs(self) -> list[dict[str, Any]]:
+        return self._current().list_docs()["docs"]
+
+    async def list_resources(self) -> list[Resource]:
+        return [*await super().list_resources(), *docs_resources(self.loaded_docs())]
+
+
+def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
+    """An MCP server over `source`; `warm` builds the search indexes in the background."""
+    live = source if isinstance(source, LiveTools) else None
+
+    def current() -> Tools:
+        return live.tools if live is not None else source  # type: ignore[return-value]
+
+    announcer = Announcer()
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         if warm:
-            threading.Thread(target=tools.library.warm, name="pinax-warm", daemon=True).start()
-        yield {}
+            library = current().library
+            threading.Thread(target=library.warm, name="pinax-warm", daemon=True).start()
+        async with anyio.create_task_group() as tasks:
+            if live is not None:
+                tasks.start_soon(live.watch, announcer.resources_changed)
+            yield {}
+            tasks.cancel_scope.cancel()
 
-    mcp = MCPServer(
-        "pinax",
+    mcp = PinaxServer(
+        current,
+        name="pinax",
         version=__version__,
         instructions=INSTRUCTIONS,
         lifespan=lifespan,
-        log_level=logging.getLevelName(logging.getLogger().level),
+        log_level=logging.getLevelName(logging.getLogger().getEffectiveLevel()),
+        subscriptions=announcer.bus,
+        tools=[_tool(spec, current) for spec in SPECS],
+        middleware=[announcer.track],
+    )
+    _advertise_list_changed(mcp, resources=live is not None)
+    add_resources(mcp, current)
+    return mcp
+
+
+def _tool(spec: ToolSpec, current: Callable[[], Tools]) -> Tool:
+    """The MCP tool for one spec: schema from the spec, behaviour from `Tools`."""
+    args = spec.accepted(getattr(Tools, spec.name))
+    is_async = iscoroutinefunction(getattr(Tools, spec.name))
+
+    async def execute(arguments: dict[str, Any]) -> dict[str, Any] | Exception:
+        """The result, or the exception it raised (cancellation still propagates)."""
+        try:
+            kwargs = bind(spec, args, arguments)
+            method = getattr(current(), spec.name)
+            if is_async:
+                return await method(**kwargs)
+            return await anyio.to_thread.run_sync(partial(method, **kwargs))
+        except Exception as exc:
+            return exc
+
+    async def run(ctx: Context, **arguments: Any) -> CallToolResult:
+        started = time.perf_counter()
+        log.debug("%s called with %r", spec.name, arguments)
+        try:
+            if is_async:  # async tools reach the network: report progress while they run
+                async with anyio.create_task_group() as beat:
+                    beat.start_soon(_heartbeat, ctx, f"{spec.title} ({spec.name})")
+                    data = await execute(arguments)
+                    beat.cancel_scope.cancel()
+            else:
+                data = await execute(arguments)
+        except anyio.get_cancelled_exc_class():
+            log.info("%s cancelled after %.1f ms", spec.name, _ms(started))
+            raise
+        if isinstance(data, Exception):
+            result = _failure(spec.name, data)
+            outcome = f"error {error_result(data)['error']['code']}"
+        else:
+            result, outcome = _success(spec.name, data), "ok"
+        log.info("%s %s in %.1f ms", spec.name, outcome, _ms(started))
+        return result
+
+    return Tool(
+        fn=run,
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        parameters=input_schema(args),
+        fn_metadata=FuncMetadata(arg_model=_AnyArguments, output_schema=spec.output),
+        is_async=True,
+        context_kwarg="ctx",
+        annotations=ToolAnnotations(
+            title=spec.title,
+            read_only_hint=True,
+            destructive_hint=False,
+            idempotent_hint=True,
+            open_world_hint=spec.open_world,
+        ),
     )
 
-    @mcp.tool(title="List documentation sets", annotations=READ_ONLY)
-    def list_docs() -> Result:
-        """List the loaded documentation sets: name, title, site url and page count.
-        Use a name as the `docs` argument of the other tools."""
-        return _call("list_docs", tools.list_docs)
 
-    @mcp.tool(title="List sections", annotations=READ_ONLY)
-    def list_sections(docs: DocsArg = None) -> Result:
-        """List the top-level URL sections of the docs with their page counts, largest first.
-        Pass a section to get_section_pages to list its pages."""
-        return _call("list_sections", tools.list_sections, docs)
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
-    @mcp.tool(title="Search pages", annotations=READ_ONLY)
-    def search_pages(
-        query: QueryArg,
-        limit: LimitArg = DEFAULT_LIMIT,
-        docs: DocsArg = None,
-        explain: ExplainArg = False,
-        threshold: ThresholdArg = None,
-    ) -> Result:
-        """Search page titles and URLs (typo-tolerant); returns url, title, section, a 0..1
-        score and a confidence, best first. Then call get_page with a url to read the page."""
-        return _call("search_pages", tools.search_pages, query, limit, docs, explain, threshold)
 
-    @mcp.tool(title="List the pages of a section", annotations=READ_ONLY)
-    def get_section_pages(section: SectionArg, docs: DocsArg = None) -> Result:
-        """List every page whose URL path starts with `section` (any depth, e.g. '/api/charges').
-        Then call get_page with a url to read a page."""
-        return _call("get_section_pages", tools.get_section_pages, section, docs)
+def _advertise_list_changed(mcp: MCPServer, resources: bool) -> None:
+    """Say `listChanged` truthfully to handshake-era clients (notes/mcp-sdk-2.md, pitfall 4).
 
-    @mcp.tool(title="Read a page", annotations=READS_WEB)
-    async def get_page(url: UrlArg) -> Result:
-        """Fetch a documentation page live (through a cache) as clean Markdown, with its final
-        url, title, source (markdown or html) and fetch time. Only pages of loaded docs."""
-        return await _acall("get_page", tools.get_page, url)
+    MCPServer offers no setting for it, so the low-level server's initialization options get
+    the right default for every transport.
+    """
+    low = mcp._lowlevel_server
+    original = low.create_initialization_options
+    options = NotificationOptions(resources_changed=resources)
 
-    return mcp
+    def with_notifications(notification_options: Any = None, *args: Any, **kw: Any) -> Any:
+        return original(notification_options or options, *args, **kw)
+
+    low.create_initialization_options = with_notifications  # type: ignore[method-assign]

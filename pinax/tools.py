@@ -9,17 +9,24 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.index import confidence
-from pinax.library import Library, did_you_mean
+from pinax.library import Docs, Library, did_you_mean
 from pinax.manifest import Page
+from pinax.pages.budget import (
+    DEFAULT_MAX_TOKENS,
+    MAX_MAX_TOKENS,
+    MIN_MAX_TOKENS,
+    SectionNotFound,
+    window,
+)
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
-from pinax.pages.policy import UrlPolicy, origin_of
+from pinax.pages.policy import AddressPolicy, UrlPolicy, origin_of, site_origins
 
 if TYPE_CHECKING:
     from pinax.pages.reader import PageReader
@@ -30,15 +37,24 @@ MAX_QUERY_LENGTH = 500
 DEFAULT_SECTION_LIMIT = 200
 MAX_SECTION_LIMIT = 1000
 MAX_URL_LENGTH = 4096
+MAX_HEADING_LENGTH = 500
+MAX_CURSOR_LENGTH = 200
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Tools:
     """The tool implementations over one library (and a page reader for get_page)."""
 
-    def __init__(self, library: Library, reader: PageReader | None = None) -> None:
+    def __init__(
+        self,
+        library: Library,
+        reader: PageReader | None = None,
+        ttls: Mapping[str, float] | None = None,
+    ) -> None:
         self.library = library
         self.reader = reader
+        self.ttls = dict(ttls or {})
 
     @classmethod
     def open(
@@ -46,20 +62,31 @@ class Tools:
         manifests: Iterable[str | Path],
         cache_dir: Path | None = None,
         ttl: float | None = None,
+        ttls: Mapping[str, float] | None = None,
+        allow_private: Iterable[str] = (),
         read_pages: bool = True,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
-        false: searching needs no HTTP client)."""
+        false: searching needs no HTTP client).
+
+        A page stays fresh for `ttls[name]` of its manifest, else the manifest's own `ttl`,
+        else `ttl` (default one day). get_page connects only to public addresses, plus the
+        networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
+        allowance.
+        """
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / "indexes")
+        for name in ttls or {}:
+            library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
-            return cls(library)
+            return cls(library, None, ttls)
         from pinax.pages.reader import PageReader
 
-        policy = UrlPolicy(origin_of(url) for url in library.site_roots())
+        addresses = AddressPolicy.from_env(allow_private)
+        policy = UrlPolicy(site_origins(library.site_roots()), addresses)
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
-        return cls(library, PageReader(policy, cache))
+        return cls(library, PageReader(policy, cache), ttls)
 
     def list_docs(self) -> dict[str, Any]:
         return {"docs": self.library.describe()}
@@ -151,13 +178,29 @@ class Tools:
             answer["next_offset"] = start + count
         return answer
 
-    async def get_page(self, url: Any) -> dict[str, Any]:
+    async def get_page(
+        self, url: Any, max_tokens: Any = None, section: Any = None, cursor: Any = None
+    ) -> dict[str, Any]:
         text = _text(url, "url", MAX_URL_LENGTH)
+        budget = _bounded_int(
+            max_tokens, "max_tokens", MIN_MAX_TOKENS, MAX_MAX_TOKENS, DEFAULT_MAX_TOKENS
+        )
+        heading = None if section is None else _text(section, "section", MAX_HEADING_LENGTH)
+        position = None if cursor is None else _text(cursor, "cursor", MAX_CURSOR_LENGTH)
         if self.reader is None:
             raise InvalidArgs("get_page is not available: no page reader is configured")
         known = self.library.find_page(text)
+        fragment = None
+        if known is None and "#" in text:  # a link to a heading: the page, at that section
+            text, _, fragment = text.partition("#")
+            known = self.library.find_page(text)
         try:
-            return await self.reader.read(text, title_hint=known[1].title if known else "")
+            page = await self.reader.read(
+                text,
+                title_hint=known[1].title if known else "",
+                twin_url=known[1].markdown_url if known else None,
+                ttl=self._ttl(text, known[0] if known else None),
+            )
         except FetchFailed as exc:
             if known is None and exc.status == 404:
                 similar = self.library.similar_urls(text)
@@ -169,6 +212,29 @@ class Tools:
             if similar:
                 exc.message += f" (did you mean {', '.join(similar)}?)"
             raise
+        if fragment and heading is None and position is None:
+            try:
+                return window(page, budget, unquote(fragment))
+            except SectionNotFound:
+                pass  # an anchor that is not a heading (an API entry, say): the whole page
+        try:
+            return window(page, budget, heading, position)
+        except SectionNotFound as exc:
+            hint = did_you_mean(heading or "", exc.choices)
+            hint = hint or "; call get_page without a section to see the page's outline"
+            raise NotFound(exc.message + hint) from None
+
+    def _ttl(self, url: str, docs: Docs | None) -> float | None:
+        """The freshness of a page: its manifest's TTL, if one was set."""
+        if docs is None:
+            try:
+                origin = origin_of(url)
+            except ValueError:  # not a URL: the page reader refuses it
+                return None
+            docs = next((d for d in self.library.all() if origin_of(d.url) == origin), None)
+        if docs is None:
+            return None
+        return self.ttls.get(docs.name, docs.ttl)
 
 
 def _page_row(page: Page) -> dict[str, Any]:
@@ -189,6 +255,8 @@ def _text(value: Any, name: str, max_length: int) -> str:
         raise InvalidArgs(f"{name} is {len(text)} characters long; the limit is {max_length}")
     if _CONTROL.search(text):
         raise InvalidArgs(f"{name} contains control characters")
+    if _SURROGATE.search(text):
+        raise InvalidArgs(f"{name} contains lone surrogates (not valid Unicode text)")
     return text
 
 

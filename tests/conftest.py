@@ -12,6 +12,11 @@ from tests.http_site import Site
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared")).resolve()
+LOOPBACK = "127.0.0.1/32"
+
+# The tests' sites run on loopback, which Pinax refuses by default; allow it as an operator
+# would. Tests of that refusal build their policy without this allowance.
+os.environ.setdefault("PINAX_ALLOW_PRIVATE", LOOPBACK)
 
 
 def shared_path(*parts: str) -> Path:

@@ -9,13 +9,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
 
 from pinax.errors import CacheError, FetchFailed, InvalidArgs, NotFound
 from pinax.pages.fetch import Fetcher, Limits
-from pinax.tools import Tools
 from tests.conftest import shared_path
+from tests.fixture_pages import fixture, html_reply, negotiating, open_tools, read, read_whole
 from tests.http_site import Reply, Request, Site
 
 FIXTURES = (
@@ -29,46 +28,10 @@ FIXTURES = (
 )
 
 
-def fixture(name: str) -> tuple[dict, Path]:
-    folder = shared_path("fixtures", "sites", name)
-    return json.loads((folder / "meta.json").read_text()), folder
-
-
-def html_reply(folder: Path, meta: dict) -> Reply:
-    page = folder / meta["page_file"]
-    body = gzip.decompress(page.read_bytes()) if page.suffix == ".gz" else page.read_bytes()
-    headers = meta.get("http_headers") or {"Content-Type": "text/html; charset=utf-8"}
-    return Reply(200, body, headers)
-
-
-def negotiating(folder: Path, meta: dict):
-    """Markdown when the client asks for it (as some docs sites do), HTML otherwise."""
-    markdown = (folder / meta["source_file"]).read_bytes()
-
-    def answer(request: Request) -> Reply:
-        if "text/markdown" in request.headers.get("accept", ""):
-            return Reply(200, markdown, {"Content-Type": "text/markdown; charset=utf-8"})
-        return html_reply(folder, meta)
-
-    return answer
-
-
 def words(text: str) -> str:
     """The words of a text in order, Markdown link targets left out."""
     text = re.sub(r"\]\([^)]*\)", "]", text)
     return " ".join(re.findall(r"\w+", text.lower()))
-
-
-def open_tools(tmp_path: Path, site: Site, paths: list[str], ttl: float = 3600) -> Tools:
-    pages = [{"url": site.url(p), "title": p.strip("/") or "home"} for p in paths]
-    data = {"pinax_manifest": 1, "name": "site", "url": site.url("/"), "pages": pages}
-    manifest = tmp_path / "site.json"
-    manifest.write_text(json.dumps(data))
-    return Tools.open([manifest], cache_dir=tmp_path / "cache", ttl=ttl)
-
-
-def read(tools: Tools, url: str) -> dict:
-    return anyio.run(tools.get_page, url)
 
 
 @pytest.fixture
@@ -109,8 +72,8 @@ def test_markdown_is_returned_as_served_when_negotiated(tmp_path: Path, site: Si
     meta, folder = fixture("vitepress/guide-routing")
     site.add(meta["url_path"], negotiating(folder, meta))
     tools = open_tools(tmp_path, site, [meta["url_path"]])
-    page = read(tools, site.url(meta["url_path"]))
-    assert page["source"] == "markdown"
+    page = read_whole(tools, site.url(meta["url_path"]))
+    assert page["source"] == "negotiated"  # "markdown" before get_page told twins apart
     assert page["markdown"] == (folder / meta["source_file"]).read_text()
     assert site.requests[0].headers["accept"].startswith("text/markdown")
 
@@ -151,6 +114,7 @@ def test_cache_survives_a_new_process_view(tmp_path: Path, site: Site) -> None:
     [
         "http://127.0.0.2:{port}/page",  # another host
         "http://127.0.0.1:1/page",  # another port
+        "http://127.0.0.1:99999/page",  # no port at all
         "https://127.0.0.1:{port}/page",  # another scheme
         "file:///etc/passwd",
         "ftp://127.0.0.1:{port}/page",
@@ -258,6 +222,6 @@ def test_wcxb_pages_keep_their_main_text(tmp_path: Path, site: Site) -> None:
     tools = open_tools(tmp_path, site, paths)
     for case, path in zip(cases, paths, strict=True):
         truth = json.loads(case.read_text())["ground_truth"]
-        markdown = words(read(tools, site.url(path))["markdown"])
+        markdown = words(read_whole(tools, site.url(path))["markdown"])
         found = [s for s in truth["with"] if words(s) in markdown]
         assert len(found) >= len(truth["with"]) / 2, (case.name, truth["with"])

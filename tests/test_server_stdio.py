@@ -6,10 +6,12 @@ import json
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.types import ResourceListChangedNotification
 
-from tests.conftest import shared_path
+from tests.conftest import LOOPBACK, shared_path
 from tests.http_site import Reply, Site
 
 pytestmark = pytest.mark.anyio
@@ -18,7 +20,17 @@ pytestmark = pytest.mark.anyio
 def serve(*args: str, cache: Path) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "pinax", "serve", *args, "--cache-dir", str(cache)],
+        # The test site is on loopback, which the operator must allow.
+        args=[
+            "-m",
+            "pinax",
+            "serve",
+            *args,
+            "--cache-dir",
+            str(cache),
+            "--allow-private",
+            LOOPBACK,
+        ],
         env={"PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
     )
 
@@ -64,7 +76,8 @@ async def test_every_tool_over_stdio(tmp_path: Path, era: str) -> None:
         top = found.structured_content["results"][0]
         assert top["url"] == "https://react.dev/reference/react/useState"
         assert top["docs"] == "react"
-        assert json.loads(found.content[0].text) == found.structured_content
+        text = found.content[0].text  # the reading copy of the structured result
+        assert text.startswith("3 results for 'useState hook':\n1. useState [react]: ")
 
         listed = await client.call_tool(
             "get_section_pages", {"section": "/reference/react-dom/hooks", "docs": "react"}
@@ -96,6 +109,34 @@ async def test_errors_are_results_with_codes(tmp_path: Path, era: str) -> None:
         assert refused["code"] == "invalid_args"
         # The server is still up and answering after all of that.
         assert not (await client.call_tool("search_pages", {"query": "models"})).is_error
+
+
+async def test_reload_notifies_over_stdio(tmp_path: Path, era: str) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    source = shared_path("corpora", "manifests")
+    (folder / "react.json").write_bytes((source / "react.json").read_bytes())
+    heard = anyio.Event()
+
+    async def on_message(message: object) -> None:
+        if isinstance(message, ResourceListChangedNotification):
+            heard.set()
+
+    params = serve("--docs", str(folder), "--watch-interval", "0.1", cache=tmp_path / "cache")
+    async with Client(params, mode=era, message_handler=on_message) as client:
+        assert client.server_capabilities.resources.list_changed is True
+        add = folder / "drf.json"
+        with anyio.fail_after(10):
+            if era == "legacy":
+                add.write_bytes((source / "drf.json").read_bytes())
+                await heard.wait()
+            else:
+                async with client.listen(resources_list_changed=True) as events:
+                    add.write_bytes((source / "drf.json").read_bytes())
+                    async for _ in events:
+                        break
+        uris = [str(r.uri) for r in (await client.list_resources()).resources]
+        assert uris == ["pinax://docs", "pinax://docs/drf", "pinax://docs/react"]
 
 
 async def test_get_page_and_fetch_failures_over_stdio(tmp_path: Path, site: Site) -> None:

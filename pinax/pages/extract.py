@@ -1,130 +1,292 @@
-"""HTML -> main content -> Markdown.
+"""HTML -> main content -> Markdown, and what the page says about itself.
 
-selectolax (lexbor) finds the main content and drops what is not the page (navigation,
-sidebars, scripts); markdownify writes Markdown with fenced code blocks that keep their
-language and links made absolute against the page URL.
+The pipeline: decode (`decode_html`) -> parse (selectolax/lexbor) -> drop what a reader cannot
+see -> find the main content -> drop the boilerplate inside it -> normalize code blocks, tabs,
+admonitions, headings and links -> convert (markdownify) -> tidy. See `content`, `normalize`
+and `converter` for each step. The page's own signals (a meta-refresh stub, a Markdown
+alternate, a JavaScript-only shell) are reported for the reader to act on.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
-from markdownify import MarkdownConverter
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-# Where the main content lives, most specific first (documentation generators, then HTML5).
-MAIN_SELECTORS = (
-    "article.md-content__inner",  # MkDocs Material
-    "article#furo-main-content",  # Sphinx furo
-    "div.body[role=main]",  # Sphinx alabaster, python-docs-theme
-    ".theme-doc-markdown",  # Docusaurus
-    ".vp-doc",  # VitePress
-    ".td-content",  # Hugo Docsy
-    "#main-content > main",  # Jekyll just-the-docs
-    "main",
-    "article",
-    "[role=main]",
+from pinax.errors import FetchFailed
+from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
+from pinax.pages.converter import to_markdown
+from pinax.pages.fetch import usable_charset
+from pinax.pages.normalize import mark_task_lists, normalize
+
+# Zero-width and bidirectional control characters: invisible, and a classic way to smuggle
+# text past a human reviewer. U+00AD (soft hyphen) is invisible too. A zero-width joiner
+# between two emoji is part of the emoji and stays.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_EMOJI = re.compile("[\u2600-\u27bf\ufe0f\U0001f000-\U0001faff]")
+
+
+def strip_invisible(text: str) -> str:
+    """`text` without zero-width and bidirectional control characters (see above)."""
+    return _INVISIBLE.sub(_unless_emoji_joiner, text) if _INVISIBLE.search(text) else text
+
+
+def _unless_emoji_joiner(match: re.Match[str]) -> str:
+    if match.group(0) != "\u200d":
+        return ""
+    text, at = match.string, match.start()
+    joins_emoji = (
+        0 < at < len(text) - 1 and _EMOJI.match(text[at - 1]) and _EMOJI.match(text[at + 1])
+    )
+    return "\u200d" if joins_emoji else ""
+
+
+# A UTF-8 lead byte read as Latin-1/cp1252, then 1-3 continuation bytes read the same way.
+_MOJIBAKE = re.compile(
+    "[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192"
+    "\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]{1,3}"
 )
-DROP_SELECTORS = (
-    "script, style, noscript, template, iframe, svg, form, button, nav, aside, header, footer",
-    "[hidden], [aria-hidden=true]",
-    "a.headerlink, a.hash-link, a.header-anchor, a.anchor-heading, a.td-heading-self-link",
+_MOJIBAKE_SIGN = re.compile("[\u0080-\u009f]|\u00e2\u20ac")
+_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.I)
+_REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(.*?)\s*$", re.I | re.S)
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_TRAILING_SPACE = re.compile(r"[ \t]+$", re.M)
+_WORD = re.compile(r"\w+")
+# WHATWG: these labels mean windows-1252 in every browser.
+_WINDOWS_1252 = frozenset(
+    "iso-8859-1 iso8859-1 latin1 latin-1 l1 ascii us-ascii cp819 ibm819 iso-ir-100 "
+    "windows-1252 cp1252".split()
 )
-_LANGUAGE = re.compile(r"(?:^|\s)(?:language|lang|highlight)-([\w+#.-]+)")
-_BLANK_LINES = re.compile(r"\n{3,}")
-_CHARSET_META = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([\w-]+)""", re.IGNORECASE)
+_REFRESH_MAX_DELAY = 10.0  # seconds; a slower refresh is a notice, not a redirect stub
+_JS_SHELL_WORDS = 25
+
+# Pages are hostile input: lexbor's tree building slows down quadratically with nesting depth,
+# so a page nested deeper than MAX_NESTING is refused before it is parsed.
+MAX_NESTING = 512  # real docs pages nest 20 to 30 deep (see tests/test_limits.py)
+NESTING_CHECK_FROM = 10_000  # tags; fewer parse in well under a second however they nest
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*?(/?)>")
+# Elements that never wrap content, or whose end tag may be left out (the parser closes them).
+_NOT_NESTING = frozenset(
+    "area base br col embed hr img input link meta param source track wbr keygen frame "
+    "p li dt dd tr td th option optgroup thead tbody tfoot colgroup caption rb rt rtc rp "
+    "html head body".split()
+)
 
 
 @dataclass(frozen=True)
 class Extracted:
+    """What `extract` found on a page.
+
+    title: the page's title: the first H1 of the main content, else of the page, else its
+        og:title, else its <title>.
+    markdown: the main content as Markdown ("" when there is none).
+    refresh_url: absolute target of a `<meta http-equiv=refresh>` redirect (delay <= 10 s), for
+        the reader to follow within its allow-list; None when the page is not a redirect stub.
+    markdown_alternate: absolute href of `<link rel=alternate type=text/markdown>`, a cleaner
+        source of the same page when the site offers one.
+    js_shell: the page renders in the browser: scripts and (almost) no main-content text.
+    word_count: words in `markdown`.
+    """
+
     title: str
     markdown: str
+    refresh_url: str | None = None
+    markdown_alternate: str | None = None
+    js_shell: bool = False
+    word_count: int = 0
 
 
 def decode_html(body: bytes, charset: str | None = None) -> str:
-    """Text of an HTML body: the header's charset, else `<meta charset>`, else UTF-8."""
-    candidates = [charset] if charset else []
-    match = _CHARSET_META.search(body[:4096])
+    """Text of an HTML body: BOM, the header's charset, `<meta charset>`, then sniffing.
+
+    Declared single-byte charsets are read as windows-1252 (as browsers do), and valid UTF-8
+    with non-ASCII text wins over a declared single-byte charset (a common server default that
+    would otherwise turn every UTF-8 character into mojibake).
+    """
+    for bom, name in (
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
+        if body.startswith(bom):
+            return body[len(bom) :].decode(name, errors="replace")
+    declared = [charset] if charset else []
+    match = _CHARSET.search(body[:8192])
     if match:
-        candidates.append(match.group(1).decode("ascii", "replace"))
-    for name in [*candidates, "utf-8"]:
-        try:
-            return body.decode(name)
-        except (LookupError, UnicodeDecodeError):
+        declared.append(match.group(1).decode("ascii", "replace"))
+    utf8 = _utf8(body)
+    for name in declared:
+        name = name.strip().lower()
+        if name in _WINDOWS_1252:
+            if utf8 is not None and not utf8.isascii():
+                return utf8
+            name = "cp1252"
+        usable = usable_charset(name)  # not e.g. punycode, which decodes in quadratic time
+        if usable is None:
             continue
-    return body.decode("utf-8", errors="replace")
+        if usable == "utf-8":  # as browsers do: a bad byte becomes U+FFFD, the rest stays
+            return utf8 if utf8 is not None else body.decode("utf-8", errors="replace")
+        try:
+            return body.decode(usable)
+        except UnicodeDecodeError:
+            continue
+    if utf8 is not None:
+        return utf8
+    try:
+        return body.decode("cp1252")
+    except UnicodeDecodeError:
+        return body.decode("latin-1")
+
+
+def _utf8(body: bytes) -> str | None:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def repair_mojibake(text: str) -> str:
+    """Undo UTF-8 text that was decoded as Latin-1/windows-1252 before it reached us (the page
+    itself says "weâ€™re"). Only runs of such characters that decode as UTF-8 change, and only
+    on pages showing the telltale C1 controls or "â€"."""
+    if not _MOJIBAKE_SIGN.search(text):
+        return text
+    return _MOJIBAKE.sub(_unmangle, text)
+
+
+def _unmangle(match: re.Match[str]) -> str:
+    run = match.group(0)
+    for codec in ("cp1252", "latin-1"):
+        try:
+            return run.encode(codec).decode("utf-8")
+        except (UnicodeEncodeError, UnicodeDecodeError):
+            continue
+    return run
+
+
+def nesting(html: str) -> int:
+    """How deep the page's elements nest, counted from its tags (an estimate, in linear time)."""
+    depth = deepest = 0
+    for closing, name, self_closing in _TAG.findall(html):
+        if self_closing or name.lower() in _NOT_NESTING:
+            continue
+        if closing:
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            deepest = max(deepest, depth)
+    return deepest
 
 
 def extract(html: str, url: str) -> Extracted:
-    """The page's title and its main content as Markdown."""
-    tree = LexborHTMLParser(html)
-    main = _main(tree)
-    title = _title(main) if main is not None else ""
-    title = title or _title(tree)
+    """The page's title, its main content as Markdown, and its signals (see `Extracted`)."""
+    depth = nesting(html) if html.count("<") > NESTING_CHECK_FROM else 0
+    if depth > MAX_NESTING:
+        raise FetchFailed(
+            f"{url}: the page nests elements {depth:,} deep (the limit is {MAX_NESTING}); "
+            "refused to parse it"
+        )
+    tree = LexborHTMLParser(repair_mojibake(html))
+    base = _base_url(tree, url)
+    refresh_url = _refresh_url(tree, base)
+    alternate = _markdown_alternate(tree, base)
+    has_scripts = tree.css_first("script") is not None
+    mark_task_lists(tree)
+    drop_invisible(tree)
+    main = find_main(tree)
     if main is None:
-        return Extracted(title, "")
-    for selector in DROP_SELECTORS:
-        for node in main.css(selector):
-            node.decompose()
-    _absolutize(main, url)
-    markdown = _Converter(heading_style="ATX", bullets="-").convert(main.html or "")
-    return Extracted(title, _tidy(markdown))
+        return Extracted(
+            _title(tree, None), "", refresh_url, alternate, has_scripts and not refresh_url
+        )
+    drop_boilerplate(main)
+    normalize(tree, main, base)
+    title = _title(tree, main)
+    try:
+        markdown = tidy(to_markdown(main))
+    except RecursionError:  # markup nested thousands deep: keep its text, line by line
+        markdown = tidy("\n".join(line.strip() for line in main.text(separator="\n").splitlines()))
+    words = len(_WORD.findall(markdown))
+    js_shell = refresh_url is None and has_scripts and words < _JS_SHELL_WORDS
+    return Extracted(title, markdown, refresh_url, alternate, js_shell, words)
 
 
-def _title(tree: LexborHTMLParser | LexborNode) -> str:
-    for selector in ("h1", "title"):
-        node = tree.css_first(selector)
-        if node is not None:
-            text = " ".join(node.text(deep=True).replace("\u200b", "").split()).rstrip("¶#").strip()
-            if text:
-                return text
+def tidy(markdown: str) -> str:
+    """Invisible characters out, NBSP as spaces, trailing spaces and blank-line runs trimmed
+    (blank lines inside fenced code are kept as they are)."""
+    markdown = strip_invisible(markdown).replace("\u00a0", " ")
+    markdown = _TRAILING_SPACE.sub("", markdown).strip("\n")
+    if "\n\n\n" in markdown:
+        markdown = _collapse_blank_runs(markdown)
+    return markdown + "\n" if markdown else ""
+
+
+def _collapse_blank_runs(markdown: str) -> str:
+    out: list[str] = []
+    fence: str | None = None
+    blank = 0
+    for line in markdown.split("\n"):
+        match = _FENCE.match(line)
+        if fence is None and match:
+            fence = match.group(1)
+        elif fence is not None and match and line.strip() == fence[0] * len(line.strip()):
+            fence = None if len(line.strip()) >= len(fence) else fence
+        if fence is None and not line:
+            blank += 1
+            if blank > 1:
+                continue
+        else:
+            blank = 0
+        out.append(line)
+    return "\n".join(out)
+
+
+def _base_url(tree: LexborHTMLParser, url: str) -> str:
+    base = tree.css_first("base[href]")
+    href = (base.attributes.get("href") or "").strip() if base is not None else ""
+    return urljoin(url, href) if href else url
+
+
+def _refresh_url(tree: LexborHTMLParser, base: str) -> str | None:
+    for meta in tree.css("meta[http-equiv]"):
+        if (meta.attributes.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        match = _REFRESH.match(meta.attributes.get("content") or "")
+        if not match or not match.group(2):
+            continue
+        delay = float(match.group(1) or 0)
+        target = match.group(2).strip("'\" ")
+        if target and delay <= _REFRESH_MAX_DELAY:
+            return urljoin(base, target)
+    return None
+
+
+def _markdown_alternate(tree: LexborHTMLParser, base: str) -> str | None:
+    for link in tree.css("link[rel][href]"):
+        attributes = link.attributes
+        rel = (attributes.get("rel") or "").lower().split()
+        kind = (attributes.get("type") or "").lower()
+        if "alternate" in rel and kind in ("text/markdown", "text/x-markdown"):
+            return urljoin(base, (attributes.get("href") or "").strip())
+    return None
+
+
+def _title(tree: LexborHTMLParser, main: LexborNode | None) -> str:
+    headings = [main.css_first("h1") if main is not None else None, tree.css_first("h1")]
+    og = tree.css_first('meta[property="og:title"]')
+    title = tree.css_first("title")
+    for text in (
+        *(h.text(separator=" ") for h in headings if h is not None),
+        og.attributes.get("content") or "" if og is not None else "",
+        title.text() if title is not None else "",
+    ):
+        cleaned = _clean_text(text)
+        if cleaned:
+            return cleaned
     return ""
 
 
-def _main(tree: LexborHTMLParser) -> LexborNode | None:
-    for selector in MAIN_SELECTORS:
-        node = tree.css_first(selector)
-        if node is not None:
-            return node
-    return tree.body
-
-
-def _absolutize(root: LexborNode, base: str) -> None:
-    for node in root.css("a[href]"):
-        href = node.attributes.get("href") or ""
-        if not href.startswith(("#", "javascript:", "mailto:")):
-            node.attrs["href"] = urljoin(base, href)
-    for node in root.css("img[src]"):
-        node.attrs["src"] = urljoin(base, node.attributes.get("src") or "")
-
-
-def _tidy(markdown: str) -> str:
-    lines = [line.rstrip() for line in markdown.replace("\u200b", "").splitlines()]
-    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip() + "\n"
-
-
-def _language(element) -> str:
-    """The code language from `language-*`/`highlight-*` classes on the block or its wrappers."""
-    node = element
-    for _ in range(4):
-        if node is None:
-            break
-        for cls in (node.get("class") or [])[::-1] if isinstance(node.get("class"), list) else []:
-            match = _LANGUAGE.search(cls)
-            if match and match.group(1) not in ("default", "none", "text"):
-                return match.group(1)
-        code = node.find("code") if hasattr(node, "find") else None
-        if code is not None and code is not node:
-            for cls in code.get("class") or []:
-                match = _LANGUAGE.search(cls)
-                if match:
-                    return match.group(1)
-        node = node.parent
-    return ""
-
-
-class _Converter(MarkdownConverter):
-    def __init__(self, **options) -> None:
-        super().__init__(code_language_callback=_language, **options)
+def _clean_text(text: str) -> str:
+    return " ".join(strip_invisible(text).split()).rstrip("¶#").strip()

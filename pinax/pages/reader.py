@@ -1,25 +1,55 @@
-"""The get_page pipeline: URL check -> cache -> fetch (Markdown first) -> extract -> cache."""
+"""The get_page pipeline: URL check -> cache -> fetch (Markdown first) -> extract -> cache.
+
+Where the text comes from (the result's `source`), tried in this order:
+  markdown-twin       the Markdown twin the manifest names for the page (`markdown_url`)
+  markdown-alternate  Markdown the page advertises: an HTTP `Link: <...>; rel="alternate";
+                      type="text/markdown"` header or `<link rel=alternate type=text/markdown>`
+  negotiated          the page URL itself answered `Accept: text/markdown` with Markdown
+  html                the main content of the page's HTML, converted to Markdown
+A meta-refresh redirect stub is followed (on the allowed sites only); a page that renders in
+the browser (almost no text in its HTML) is a `fetch_failed`, never an empty success.
+
+What the cache did (the result's `cache`): `hit` (fresh copy), `revalidated` (expired, the site
+answered 304 Not Modified to a conditional request), `miss` (downloaded), `stale` (expired, the
+site is down, timed out or rate-limited: the old copy is served with `stale: true`).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import logging
 import re
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin
 
-from pinax.errors import CacheError, FetchFailed
+import anyio
+
+from pinax.errors import CacheError, FetchFailed, InvalidArgs
+from pinax.pages.budget import Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.policy import UrlPolicy
 
+if TYPE_CHECKING:
+    from pinax.pages.extract import Extracted
+
 log = logging.getLogger("pinax.pages")
 
 ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/html;q=0.9, text/plain;q=0.5, */*;q=0.1"
+MARKDOWN_ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/plain;q=0.5"
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
+MAX_STUB_HOPS = 3
 _LOOKS_LIKE_HTML = re.compile(
     rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
-_FIRST_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.M)
+_LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
+_LINK_PARAM = re.compile(r";\s*([\w*-]+)\s*=\s*(?:\"([^\"]*)\"|([^;,\s]*))")
+# Invisible characters a rendered page would not show: bidi controls, zero-width space, word
+# joiner, BOM. (Zero-width joiners stay: emoji and some scripts need them.)
+_INVISIBLE = re.compile("[\u200b\u2060\ufeff\u202a-\u202e\u2066-\u2069]")
+_COMMENT_LINES = re.compile(r"^[ \t]*<!--(?:(?!-->).)*-->[ \t]*(?:\n|$)", re.M | re.S)
 
 
 class PageReader:
@@ -30,58 +60,225 @@ class PageReader:
     ) -> None:
         self.policy = policy
         self.cache = cache
-        self.fetcher = fetcher or Fetcher(policy.check)
+        self.fetcher = fetcher or Fetcher(policy.check, addresses=policy.addresses)
+        self._flights: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
-    async def read(self, url: str, title_hint: str = "") -> dict[str, Any]:
+    async def read(
+        self,
+        url: str,
+        title_hint: str = "",
+        twin_url: str | None = None,
+        ttl: float | None = None,
+    ) -> dict[str, Any]:
+        """The whole page with its provenance and what the cache did."""
         self.policy.check(url)
-        cache_problem = None
-        if self.cache is not None:
-            try:
-                found = self.cache.get(url)
-            except CacheError as exc:
-                log.warning("page cache unavailable, fetching live: %s", exc)
-                cache_problem = exc
-                found = None
-            if found is not None:
-                entry, age = found
-                if self.cache.is_fresh(age):
-                    return {**entry, "cached": True}
+        found, problem = self._lookup(url)
+        if found is not None and self.cache is not None:
+            entry, age = found
+            if age < (self.cache.ttl if ttl is None else ttl):
+                return _answer(entry, "hit", age)
+        # One fetch per URL at a time: concurrent readers wait for the same answer.
+        flight = self._flights.get(url)
+        if flight is None or flight.get_loop() is not asyncio.get_running_loop():
+            flight = asyncio.ensure_future(self._refresh(url, title_hint, twin_url, found, problem))
+            self._flights[url] = flight
+            flight.add_done_callback(lambda done: self._land(url, done))
+        return await asyncio.shield(flight)
+
+    def _land(self, url: str, flight: asyncio.Future[dict[str, Any]]) -> None:
+        self._flights.pop(url, None)
+        if not flight.cancelled():
+            flight.exception()  # retrieved here too, in case every waiter was cancelled
+
+    def _lookup(self, url: str) -> tuple[tuple[dict[str, Any], float] | None, CacheError | None]:
+        if self.cache is None:
+            return None, None
         try:
-            page = await self._fetch(url, title_hint)
+            return self.cache.get(url), None
+        except CacheError as exc:
+            log.warning("page cache unavailable, fetching live: %s", exc)
+            return None, exc
+
+    async def _refresh(
+        self,
+        url: str,
+        title_hint: str,
+        twin_url: str | None,
+        found: tuple[dict[str, Any], float] | None,
+        problem: CacheError | None,
+    ) -> dict[str, Any]:
+        previous = found[0] if found else None
+        try:
+            entry, state = await self._fetch(url, title_hint, twin_url, previous)
         except FetchFailed as exc:
-            if cache_problem is not None:
+            if found is not None and _site_unavailable(exc):
+                log.warning("serving a stale copy of %s: %s", url, exc.message)
+                return _answer(found[0], "stale", found[1], reason=exc.message)
+            if problem is not None:
                 raise CacheError(
-                    f"the page cache failed ({cache_problem.message}) and so did the live "
+                    f"the page cache failed ({problem.message}) and so did the live "
                     f"fetch ({exc.message})"
                 ) from exc
             raise
-        if self.cache is not None and cache_problem is None:
+        if self.cache is not None and problem is None:
             try:
-                self.cache.put(url, page)
+                self.cache.put(url, entry)
             except CacheError as exc:
                 log.warning("could not cache %s: %s", url, exc)
-        return {**page, "cached": False}
+        return _answer(entry, state, 0.0)
 
-    async def _fetch(self, url: str, title_hint: str) -> dict[str, Any]:
-        response = await self.fetcher.get(url, headers={"Accept": ACCEPT})
-        fetched_at = datetime.now(UTC).isoformat(timespec="seconds")
-        if _is_markdown(response):
-            markdown = _decode_text(response.body, response.charset)
-            heading = _FIRST_HEADING.search(markdown)
-            title = heading.group(1) if heading else title_hint
-            source = "markdown"
-        else:
-            from pinax.pages.extract import decode_html, extract
+    async def _fetch(
+        self, url: str, title_hint: str, twin_url: str | None, previous: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], str]:
+        """(entry, "revalidated" | "miss"), trying the text's sources in order."""
+        fetched: dict[str, Response] = {}  # a 200 answer to the conditional request, reused
+        if previous is not None:
+            answer = await self._revalidate(previous)
+            if answer is not None and answer.status == 304:
+                return _confirmed(previous, answer), "revalidated"
+            if answer is not None:
+                fetched[previous["source_url"]] = answer
+        if twin_url:
+            twin = await self._markdown_at(twin_url, fetched)
+            if twin is not None:
+                return _entry(url, url, "markdown-twin", twin, title_hint), "miss"
+        target = url
+        for _ in range(MAX_STUB_HOPS + 1):
+            response = fetched.pop(target, None) or await self._get(target, ACCEPT)
+            if _is_markdown(response):
+                return _entry(url, response.url, "negotiated", response, title_hint), "miss"
+            advertised = _link_header_alternate(response)
+            if advertised:
+                twin = await self._markdown_at(advertised, fetched)
+                if twin is not None:
+                    entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
+                    return entry, "miss"
+            # Seconds of CPU for a big page: off the event loop, so other calls go on.
+            extracted = await anyio.to_thread.run_sync(_extract, response)
+            if extracted.refresh_url:
+                target = self._stub_target(response.url, extracted.refresh_url)
+                continue
+            if extracted.markdown_alternate:
+                twin = await self._markdown_at(extracted.markdown_alternate, fetched)
+                if twin is not None:
+                    entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
+                    return entry, "miss"
+            if extracted.js_shell:
+                raise FetchFailed(
+                    f"{response.url}: the page renders in the browser (JavaScript): its HTML "
+                    f"holds almost no text ({extracted.word_count} words), and Pinax does not "
+                    "run scripts; look for the same content in another page of these docs"
+                )
+            title = extracted.title or title_hint
+            return _entry(url, response.url, "html", response, title, extracted.markdown), "miss"
+        raise FetchFailed(f"{url}: more than {MAX_STUB_HOPS} redirect stubs in a row")
 
-            extracted = extract(decode_html(response.body, response.charset), response.url)
-            markdown, title, source = extracted.markdown, extracted.title or title_hint, "html"
-        return {
-            "url": response.url,
-            "title": title,
-            "source": source,
-            "fetched_at": fetched_at,
-            "markdown": markdown,
-        }
+    async def _revalidate(self, previous: dict[str, Any]) -> Response | None:
+        """A conditional GET of the copy's source, when the copy has validators."""
+        validators = previous.get("validators") or {}
+        headers = {"Accept": MARKDOWN_ACCEPT if previous["source"] in _TWINS else ACCEPT}
+        if validators.get("etag"):
+            headers["If-None-Match"] = validators["etag"]
+        if validators.get("last_modified"):
+            headers["If-Modified-Since"] = validators["last_modified"]
+        if len(headers) == 1:
+            return None
+        try:
+            self.policy.check(previous["source_url"])
+        except InvalidArgs:
+            return None
+        return await self.fetcher.get(previous["source_url"], headers=headers)
+
+    async def _get(self, url: str, accept: str) -> Response:
+        return await self.fetcher.get(url, headers={"Accept": accept})
+
+    async def _markdown_at(self, url: str, fetched: dict[str, Response]) -> Response | None:
+        """The Markdown at `url`, or None (off the allowed sites, failed, or not Markdown)."""
+        try:
+            self.policy.check(url)
+            response = fetched.pop(url, None) or await self._get(url, MARKDOWN_ACCEPT)
+        except (InvalidArgs, FetchFailed) as exc:
+            log.info("no Markdown from %s: %s", url, exc.message)
+            return None
+        return response if _is_markdown(response) else None
+
+    def _stub_target(self, stub: str, target: str) -> str:
+        if target.split("#", 1)[0] == stub:
+            raise FetchFailed(f"{stub}: the page is a redirect stub pointing at itself")
+        try:
+            return self.policy.check(target)
+        except InvalidArgs as exc:
+            raise FetchFailed(
+                f"{stub} is a redirect stub to {target}, refused: {exc.message}"
+            ) from None
+
+
+_TWINS = frozenset({"markdown-twin", "markdown-alternate"})
+
+
+def _entry(
+    url: str,
+    final_url: str,
+    source: str,
+    response: Response,
+    title: str,
+    markdown: str | None = None,
+) -> dict[str, Any]:
+    """A cache entry: the page text with where, when and from what it came."""
+    if markdown is None:
+        markdown = _clean_markdown(_decode_text(response.body, response.charset))
+    content_hash = "sha256:" + hashlib.sha256(markdown.encode("utf-8")).hexdigest()
+    if source != "html":
+        first = next((h for h in document(markdown, content_hash).headings if h.level == 1), None)
+        title = first.title if first else title
+    entry: dict[str, Any] = {"url": final_url, "title": title, "source": source}
+    if final_url != url:
+        entry["requested_url"] = url
+    entry.update(
+        source_url=response.url,
+        fetched_at=_now(),
+        content_hash=content_hash,
+        markdown=markdown,
+        validators={
+            "etag": response.headers.get("etag"),
+            "last_modified": response.headers.get("last-modified"),
+        },
+    )
+    return entry
+
+
+def _confirmed(previous: dict[str, Any], answer: Response) -> dict[str, Any]:
+    """The copy, confirmed now by a 304 (which may carry new validators)."""
+    validators = dict(previous.get("validators") or {})
+    if answer.headers.get("etag"):
+        validators["etag"] = answer.headers["etag"]
+    if answer.headers.get("last-modified"):
+        validators["last_modified"] = answer.headers["last-modified"]
+    return {**previous, "fetched_at": _now(), "validators": validators}
+
+
+def _answer(entry: dict[str, Any], state: str, age: float, reason: str = "") -> dict[str, Any]:
+    """What a caller sees: the entry without its validators, and what the cache did."""
+    result = {k: v for k, v in entry.items() if k != "validators"}
+    result.update(cached=state != "miss", cache=state, stale=state == "stale", age=round(age))
+    if reason:
+        result["stale_reason"] = reason
+    return result
+
+
+def _site_unavailable(exc: FetchFailed) -> bool:
+    """Down, timed out or rate-limited (a stale copy helps); not an answer like 404."""
+    return exc.status is None or exc.status in (408, 429) or exc.status >= 500
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _extract(response: Response) -> Extracted:
+    from pinax.pages.extract import decode_html, extract
+
+    return extract(decode_html(response.body, response.charset), response.url)
 
 
 def _is_markdown(response: Response) -> bool:
@@ -90,8 +287,29 @@ def _is_markdown(response: Response) -> bool:
     )
 
 
+def _link_header_alternate(response: Response) -> str | None:
+    """The target of `Link: <...>; rel="alternate"; type="text/markdown"`, made absolute."""
+    for value in response.headers.get_list("link"):
+        for target, params in _LINK_HEADER.findall(value):
+            found = {k.lower(): (a or b) for k, a, b in _LINK_PARAM.findall(params)}
+            rels = found.get("rel", "").lower().split()
+            if "alternate" in rels and found.get("type", "").lower() in MARKDOWN_TYPES:
+                return urljoin(response.url, target.strip())
+    return None
+
+
 def _decode_text(body: bytes, charset: str | None) -> str:
     try:
         return body.decode(charset or "utf-8", errors="replace")
     except LookupError:  # an unknown charset name
         return body.decode("utf-8", errors="replace")
+
+
+def _clean_markdown(text: str) -> str:
+    """Served Markdown without what its rendered page would not show: invisible characters
+    and HTML comments on lines of their own (outside code, where they are the example)."""
+    text = _INVISIBLE.sub("", text)
+    if "<!--" not in text:
+        return text
+    fences = Document(text)
+    return _COMMENT_LINES.sub(lambda m: m.group(0) if fences.in_fence(m.start()) else "", text)

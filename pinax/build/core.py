@@ -1,0 +1,145 @@
+"""`build(source)`: a manifest from a site URL, or from a file the site publishes.
+
+A source is a site URL (discovered: see discover.py), the URL of a published file
+(`llms.txt`, `sitemap.xml[.gz]`, a sitemap index, `objects.inv`), or such a file on disk
+(its kind read from its first bytes; give the site with `--url` when its links are
+relative). The result is validated exactly as `pinax serve` will load it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from pinax import manifest as manifest_io
+from pinax.errors import InvalidArgs
+from pinax.manifest import NAME_PATTERN, Manifest
+from pinax.pages.policy import AddressPolicy, Origin, origin_of
+
+from . import inventory, llms_source, llmstxt, local, sitemap_source
+from .content import sniff
+from .discover import discover
+from .model import BuildOptions, Found
+from .net import SiteAccess
+from .report import Reporter
+from .select import Patterns, select
+from .titles import fetch_titles
+from .urls import default_name, display_site, is_url, origins_for_host, site_base
+
+_SITEMAP_NAME = re.compile(r"sitemap[^/]*\.(xml|txt)(\.gz)?$|\.xml(\.gz)?$", re.I)
+
+
+def kind_from_name(path: str) -> str | None:
+    """The published file a URL or file name says it is, or None (a site to discover)."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name == "objects.inv":
+        return "objects.inv"
+    if llmstxt.is_llms_file("/" + name):
+        return "llms.txt"
+    if _SITEMAP_NAME.search(name):
+        return "sitemap"
+    return None
+
+
+async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manifest:
+    if is_url(source):
+        found, base, access = await _from_url(source, options, reporter)
+    else:
+        found, base, access = await _from_file(Path(source), options, reporter)
+    max_pages = options.max_pages or options.limits.published_max_pages
+    pages = select(found.pages, Patterns(options.include, options.exclude), max_pages, reporter)
+    if not pages:
+        raise InvalidArgs(f"{found.location}: no pages to build a manifest from")
+    site_title = None
+    if options.titles == "fetch" and found.titled:
+        reporter.note(f"titles come from the {found.kind}; nothing to fetch for them")
+    elif options.titles == "fetch":
+        pages, site_title = await fetch_titles(pages, access, options, reporter)
+    name = options.name or default_name(base)
+    if not NAME_PATTERN.match(name):
+        raise InvalidArgs(f"--name {name!r} is not a valid name (letters, digits, '.', '_', '-')")
+    result = Manifest(
+        name=name,
+        url=display_site(base),
+        title=options.title or found.title or site_title or name,
+        pages=tuple(pages),
+        description=found.description,
+    )
+    # Validate as `pinax serve` will load it: a build never hands over a file that won't load.
+    return manifest_io.loads(manifest_io.dump(result), f"<build of {source}>")
+
+
+async def _from_url(
+    source: str, options: BuildOptions, reporter: Reporter
+) -> tuple[Found, str, SiteAccess]:
+    base = site_base(options.site_url or source)
+    access = _access({origin_of(source), origin_of(base)}, options)
+    kind = kind_from_name(urlsplit(source).path)
+    async with access.session():
+        if kind is None:
+            max_pages = options.max_pages or options.limits.crawl_max_pages
+            return await discover(base, access, options, reporter, max_pages), base, access
+        if kind == "sitemap":
+            return await sitemap_source.read(source, access, options, reporter), base, access
+        response = await access.get(source)
+        if not options.site_url:
+            base = site_base(response.url)
+        found = await _read_published(
+            kind, response.url, response.body, base, access, options, reporter
+        )
+        return found, base, access
+
+
+async def _from_file(
+    path: Path, options: BuildOptions, reporter: Reporter
+) -> tuple[Found, str, SiteAccess]:
+    body = local.read_file(path, options.limits.fetch.max_bytes)
+    kind = sniff(body)
+    location = str(path)
+    if kind == "manifest":
+        raise InvalidArgs(f"{path} is already a Pinax manifest (JSON); nothing to build")
+    if kind == "html":
+        raise InvalidArgs(f"{path} is an HTML page, not an llms.txt, sitemap or objects.inv")
+    site = options.site_url or local.site_of(kind, body, location, options.limits)
+    if site is None:
+        raise InvalidArgs(
+            f"{path}: cannot tell which site it describes (its links are relative); "
+            "give the site with --url https://..."
+        )
+    base = site_base(site)
+    reporter.note(f"{path}: read as {kind} for the site {display_site(base)}")
+    access = _access({origin_of(base)}, options)
+    async with access.session():
+        return (
+            await _read_published(kind, location, body, base, access, options, reporter),
+            base,
+            access,
+        )
+
+
+async def _read_published(
+    kind: str,
+    location: str,
+    body: bytes,
+    base: str,
+    access: SiteAccess,
+    options: BuildOptions,
+    reporter: Reporter,
+) -> Found:
+    link_base = location if is_url(location) else base
+    if kind == "llms.txt":
+        return await llms_source.read(location, body, link_base, access, options, reporter)
+    if kind == "objects.inv":
+        parsed = inventory.parse(body, location, options.limits.max_inflated)
+        pages = inventory.pages(parsed, site_base(link_base))
+        reporter.note(f"{location}: {len(parsed.items)} inventory entries, {len(pages)} documents")
+        return Found("objects.inv", location, pages, title=parsed.project)
+    return await sitemap_source.read(location, access, options, reporter, data=body, base=base)
+
+
+def _access(origins: set[Origin], options: BuildOptions) -> SiteAccess:
+    for host in options.allow_hosts:
+        origins |= origins_for_host(host)
+    addresses = AddressPolicy.from_env(options.allow_private)
+    return SiteAccess(origins, options.limits.fetch, options.delay, addresses)

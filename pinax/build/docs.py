@@ -1,0 +1,99 @@
+"""`--docs` of serve/search accepts a site URL or a published file, not only a manifest.
+
+A manifest file is used as it is. Anything else is built on the fly (default options:
+titles from URLs, no crawl beyond 1,000 pages) into the cache folder,
+`<cache>/manifests/<name>-<hash of the source>.json`, and reused while fresh: a URL's
+manifest for 7 days, a local file's until the file changes. When a rebuild fails, a stale
+copy is used with a warning rather than no docs at all.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from pathlib import Path
+
+from pinax.errors import PinaxError
+
+from .report import Reporter
+from .urls import default_name, is_url
+
+MANIFEST_MAX_AGE = 7 * 24 * 3600.0
+
+
+def resolve_docs(
+    arg: str | Path,
+    cache_dir: Path | None = None,
+    reporter: Reporter | None = None,
+    max_age: float = MANIFEST_MAX_AGE,
+) -> Path:
+    """The manifest file for a `--docs` argument, built (or rebuilt) when it is not one."""
+    text = str(arg)
+    if is_url(text):
+        source_time = None
+        label = default_name(text)
+    else:
+        path = Path(text).expanduser()
+        if not path.is_file() or _is_manifest(path):
+            return path  # loading reports a missing or bad file, naming it
+        text = str(path.resolve())
+        source_time = path.stat().st_mtime
+        label = path.stem
+    target = _cache_file(cache_dir, text, label)
+    if target.is_file() and _fresh(target, source_time, max_age):
+        return target
+    reporter = reporter or _console()
+    try:
+        _build_into(text, target, reporter)
+    except PinaxError as exc:
+        if not target.is_file():
+            raise
+        age = (time.time() - target.stat().st_mtime) / 3600
+        reporter.warn(
+            f"could not rebuild the manifest of {text} ({exc.message}); "
+            f"using the copy built {age:.0f} h ago"
+        )
+    return target
+
+
+def _build_into(source: str, target: Path, reporter: Reporter) -> None:
+    import asyncio
+
+    from pinax.manifest import dump
+
+    from .core import build
+    from .model import BuildOptions
+    from .output import write_atomic
+
+    reporter.note(f"building a manifest of {source} (cached in {target.parent})")
+    manifest = asyncio.run(build(source, BuildOptions(), reporter))
+    write_atomic(target, dump(manifest))
+
+
+def _cache_file(cache_dir: Path | None, source: str, label: str) -> Path:
+    from pinax.pages.cache import default_cache_dir
+
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-.") or "docs"
+    return (cache_dir or default_cache_dir()) / "manifests" / f"{safe}-{digest}.json"
+
+
+def _fresh(target: Path, source_time: float | None, max_age: float) -> bool:
+    built = target.stat().st_mtime
+    if source_time is not None:
+        return built >= source_time
+    return time.time() - built < max_age
+
+
+def _is_manifest(path: Path) -> bool:
+    if path.suffix.lower() == ".json":
+        return True
+    with path.open("rb") as handle:
+        return handle.read(64).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{")
+
+
+def _console() -> Reporter:
+    from .console import ConsoleReporter
+
+    return ConsoleReporter()

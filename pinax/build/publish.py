@@ -1,0 +1,77 @@
+"""Putting a built manifest in place: compared with the one already there, written atomically.
+
+`check`: compare only, never write (CI: exit 1 when the manifest is out of date). Otherwise
+write, unless more than `max_removed` of the pages disappeared (refused, exit 3): a refresh
+must never silently lose half a site.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pinax import manifest as manifest_io
+from pinax.errors import PinaxError
+from pinax.manifest import Manifest
+
+from .diff import ManifestDiff, compare
+from .output import write_atomic
+from .report import Reporter
+
+CHANGED = 1  # --check: the manifest on disk is out of date
+REFUSED = 3  # too many pages disappeared; nothing written
+
+
+@dataclass
+class Outcome:
+    exit_code: int
+    written: bool
+    diff: ManifestDiff | None
+
+
+def publish(
+    built: Manifest, path: Path, check: bool, max_removed: float, reporter: Reporter
+) -> Outcome:
+    previous = _previous(path, check, reporter)
+    diff = compare(previous, built) if previous is not None else None
+    if diff is not None and not diff.empty:
+        report = diff.report(max_removed)
+        (reporter.warn if diff.too_many_removed(max_removed) else reporter.note)(report)
+    if check:
+        if previous is None:
+            reporter.warn(f"{path} does not exist yet")
+            return Outcome(CHANGED, False, None)
+        if diff is not None and diff.empty:
+            reporter.note(f"{path} is up to date ({len(built.pages)} pages)")
+        return Outcome(CHANGED if diff is None or not diff.empty else 0, False, diff)
+    if diff is not None and diff.too_many_removed(max_removed):
+        reporter.warn(
+            f"not writing {path}: raise --max-removed (now {max_removed:g}) to accept the loss"
+        )
+        return Outcome(REFUSED, False, diff)
+    text = manifest_io.dump(built)
+    if diff is not None and diff.empty and _same_text(path, text):
+        reporter.note(f"{path} is unchanged ({len(built.pages)} pages)")
+        return Outcome(0, False, diff)
+    write_atomic(path, text)
+    reporter.note(f"wrote {path}: {len(built.pages)} pages")
+    return Outcome(0, True, diff)
+
+
+def _previous(path: Path, check: bool, reporter: Reporter) -> Manifest | None:
+    if not path.exists():
+        return None
+    try:
+        return manifest_io.load(path)
+    except PinaxError as exc:
+        if check:
+            raise
+        reporter.warn(f"the existing {path} does not load ({exc.message}); replacing it")
+        return None
+
+
+def _same_text(path: Path, text: str) -> bool:
+    try:
+        return path.read_text(encoding="utf-8") == text
+    except OSError:
+        return False

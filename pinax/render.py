@@ -1,0 +1,151 @@
+"""Tool results as text a model reads comfortably: one line per row, no nulls, no JSON noise.
+
+The structured result stays the contract; this is its reading copy (the MCP text block and
+the resources). Fields a renderer does not know (newer code adds some) are still shown, as
+`name: value` lines, so nothing in the structured result is hidden from a text-only reader.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+Row = dict[str, Any]
+
+
+def render(tool: str, data: Row) -> str:
+    return RENDERERS[tool](data)
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str | int | float) for v in value):
+        return ", ".join(_value(v) for v in value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _shown(value: Any) -> bool:
+    return value is not None and value != "" and value != [] and value != {}
+
+
+def _extras(data: Row, known: Iterable[str]) -> str:
+    skip = set(known)
+    return "\n".join(
+        f"{key}: {_value(value)}"
+        for key, value in data.items()
+        if key not in skip and _shown(value)
+    )
+
+
+def _row_extras(row: Row, known: Iterable[str]) -> str:
+    skip = set(known)
+    parts = [
+        f"{key} {_value(value)}" for key, value in row.items() if key not in skip and _shown(value)
+    ]
+    return f"; {'; '.join(parts)}" if parts else ""
+
+
+def _join(*blocks: str) -> str:
+    return "\n".join(block for block in blocks if block)
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _tag(row: Row) -> str:
+    """` [react]` for a row of a fanned-out result, naming its documentation set."""
+    return f" [{row['docs']}]" if row.get("docs") else ""
+
+
+def _page_line(row: Row) -> str:
+    section = f" ({row['section']})" if row.get("section") else ""
+    extra = _row_extras(row, ("url", "title", "section", "docs"))
+    return f"- {row.get('title') or row['url']}{_tag(row)}{section}: {row['url']}{extra}"
+
+
+def render_list_docs(data: Row) -> str:
+    docs = data["docs"]
+    lines = [
+        f"- {d['name']}: {d['title']}, {d['url']} ({_plural(d['pages'], 'page')})"
+        f"{_row_extras(d, ('name', 'title', 'url', 'pages'))}"
+        for d in docs
+    ]
+    head = f"{_plural(len(docs), 'documentation set')} (pass a name as `docs`):"
+    return _join(head, *lines, _extras(data, ("docs",)))
+
+
+def render_list_sections(data: Row) -> str:
+    sections = data["sections"]
+    where = f" of {data['docs']}" if data.get("docs") else ""
+    head = f"{_plural(len(sections), 'section')}{where}, largest first:"
+    lines = [
+        f"- {s['section']}{_tag(s)}: "
+        f"{_plural(s['pages'], 'page')}{_row_extras(s, ('section', 'pages', 'docs'))}"
+        for s in sections
+    ]
+    return _join(head, *lines, _extras(data, ("docs", "sections")))
+
+
+def render_search_pages(data: Row) -> str:
+    results = data["results"]
+    corrected = f" (searched for: {data['did_you_mean']})" if data.get("did_you_mean") else ""
+    head = f"{_plural(len(results), 'result')} for {data['query']!r}{corrected}"
+    lines = []
+    for n, row in enumerate(results, 1):
+        extra = _row_extras(row, ("url", "title", "section", "score", "docs"))
+        lines.append(
+            f"{n}. {row['title']}{_tag(row)}: {row['url']} "
+            f"(section {row['section']}; score {row['score']:.2f}{extra})"
+        )
+    if not results:
+        lines.append("Try other words, or browse with list_sections.")
+    known = ("query", "results", "did_you_mean")
+    return _join(head + (":" if results else ""), *lines, _extras(data, known))
+
+
+def render_get_section_pages(data: Row) -> str:
+    pages = data["pages"]
+    where = f" in {data['docs']}" if data.get("docs") else ""
+    head = f"Section {data['section']}{where}: {_plural(data['total'], 'page')}"
+    if len(pages) < data["total"]:
+        head += f", {len(pages)} shown"
+    lines = [_page_line(row) for row in pages]
+    more = (
+        f"More pages: call again with offset={data['next_offset']}."
+        if data.get("next_offset") is not None
+        else ""
+    )
+    known = ("docs", "section", "total", "pages", "truncated", "next_offset")
+    return _join(head + ":", *lines, more, _extras(data, known))
+
+
+def render_get_page(data: Row) -> str:
+    first = {key: data.get(key) for key in ("title", "url")}
+    head = _extras(first | data, ("markdown", "outline", "next_cursor"))
+    outline = [
+        f"{'  ' * (entry['level'] - 1)}- {entry['heading']} (#{entry['anchor']}, "
+        f"~{entry['tokens']} tokens)"
+        for entry in data.get("outline") or ()
+    ]
+    if outline:
+        outline.insert(0, "Outline (pass a heading or #anchor as `section` to read it):")
+    more = (
+        f"More text follows: call again with cursor={data['next_cursor']}"
+        if data.get("next_cursor")
+        else ""
+    )
+    return f"{_join(head, *outline, more)}\n\n{data.get('markdown', '')}"
+
+
+RENDERERS: dict[str, Callable[[Row], str]] = {
+    "list_docs": render_list_docs,
+    "list_sections": render_list_sections,
+    "search_pages": render_search_pages,
+    "get_section_pages": render_get_section_pages,
+    "get_page": render_get_page,
+}

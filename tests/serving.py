@@ -1,0 +1,108 @@
+"""`pinax serve` as a real subprocess, for tests that need a real transport (HTTP or stdio)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mcp import StdioServerParameters
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def pinax_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pinax", "serve", *args]
+
+
+def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """What a stdio server needs from this environment: where Pinax is, and the tests'
+    allowance of loopback sites (a stdio client passes no other variable)."""
+    allowance = {k: v for k, v in os.environ.items() if k == "PINAX_ALLOW_PRIVATE"}
+    return {"PYTHONPATH": str(ROOT), **allowance, **(extra or {})}
+
+
+def stdio_params(*args: str, env: dict[str, str] | None = None) -> StdioServerParameters:
+    """A stdio server (the client passes a minimal environment: see `child_env`)."""
+    command = pinax_command(*args)
+    return StdioServerParameters(command=command[0], args=command[1:], env=child_env(env))
+
+
+def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """This environment, minus a token the developer may have set, plus `extra`."""
+    inherited = {k: v for k, v in os.environ.items() if k != "PINAX_TOKEN"}
+    return {**inherited, "PYTHONPATH": str(ROOT), **(extra or {})}
+
+
+@dataclass
+class Served:
+    url: str  # the MCP endpoint, http://127.0.0.1:PORT/mcp
+    process: subprocess.Popen[str]
+    log: list[str] = field(default_factory=list)  # stderr lines so far
+
+    @property
+    def base(self) -> str:
+        return self.url.removesuffix("/mcp")
+
+    def log_text(self) -> str:
+        return "\n".join(self.log)
+
+
+@contextmanager
+def served_http(*args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
+    """`pinax serve --http --port 0 ARGS` until the block ends; its stderr is collected."""
+    process = subprocess.Popen(
+        pinax_command("--http", "--port", "0", *args),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=server_env(env),
+    )
+    served = Served("", process)
+    ready = threading.Event()
+
+    def collect() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            served.log.append(line.rstrip("\n"))
+            if "serving MCP at " in line:
+                served.url = line.split("serving MCP at ", 1)[1].split()[0]
+                ready.set()
+        ready.set()  # the process ended
+
+    threading.Thread(target=collect, daemon=True).start()
+    try:
+        if not ready.wait(60) or not served.url:
+            raise RuntimeError(f"pinax serve --http did not start:\n{served.log_text()}")
+        _wait_healthy(served.base)
+        yield served
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _wait_healthy(base: str) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{base}/health never answered")
+        time.sleep(0.05)

@@ -9,6 +9,7 @@ the background, so a server can answer `initialize` before every index exists.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import logging
 import threading
@@ -353,13 +354,15 @@ def _no_gc() -> Iterator[None]:
 
 def open_docs(path: Path, cache: IndexCache) -> Docs:
     """A manifest file through the on-disk index: mapped if it exists and is sound, else
-    built from the (validated) manifest and saved for the next start."""
+    built from the (validated) manifest and saved for the next start (the index of the
+    manifest's previous content is removed then)."""
     source = str(path)
     try:
         digest = cache.known_hash(path)
     except OSError:
         digest = None
     raw: bytes | None = None
+    previous = None
     if digest is None:
         try:
             before = signature(path)
@@ -368,6 +371,7 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
             manifest_io.load(path)  # raises the ManifestError that names the problem
             raise
         digest = content_hash(raw, cache.version)
+        previous = cache.recorded_hash(path)
         if signature(path) == before:
             cache.remember(path, digest, before)
     target = cache.index_path(digest)
@@ -384,20 +388,24 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
         manifest = columns_io.loads(raw, source)
     del raw
     try:
-        writer = Writer(target)
+        _save(manifest, target)
     except OSError as exc:
-        log.warning(
-            "cannot save the index of %s in %s (%s); keeping it in memory", source, target, exc
-        )
+        log.warning("cannot save the index of %s (%s); keeping it in memory", source, exc)
         arrays: dict[str, np.ndarray] = {}
         return Docs(Docs.make(manifest, arrays.__setitem__), arrays)
+    log.info("indexed %s in %.1f s", source, time.perf_counter() - started)
+    del manifest
+    if previous and previous != digest:
+        with contextlib.suppress(OSError):  # still mapped elsewhere, or gone: no matter
+            cache.index_path(previous).unlink(missing_ok=True)
+    arrays, header = load(target)  # serve from the mapping: only touched pages stay in memory
+    return Docs({**header, "source": source}, arrays)
+
+
+def _save(manifest: ManifestColumns, target: Path) -> None:
+    writer = Writer(target)
     try:
-        header = Docs.make(manifest, writer.add)
-        writer.commit(header)
+        writer.commit(Docs.make(manifest, writer.add))
     except BaseException:
         writer.abort()
         raise
-    log.info("indexed %s in %.1f s", source, time.perf_counter() - started)
-    del manifest
-    arrays, header = load(target)  # serve from the mapping: only touched pages stay in memory
-    return Docs({**header, "source": source}, arrays)

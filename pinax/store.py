@@ -145,12 +145,20 @@ class IndexCache:
 
     def known_hash(self, manifest: Path) -> str | None:
         """The content hash recorded for this manifest file, if the file is unchanged since."""
-        record = self._record_path(manifest)
+        saved = self._record(manifest)
+        return saved["hash"] if saved and saved.get("stat") == signature(manifest) else None
+
+    def recorded_hash(self, manifest: Path) -> str | None:
+        """The content hash last recorded for this manifest file, changed since or not."""
+        saved = self._record(manifest)
+        return saved.get("hash") if saved else None
+
+    def _record(self, manifest: Path) -> dict[str, Any] | None:
         try:
-            saved = json.loads(record.read_text())
-            return saved["hash"] if saved["stat"] == signature(manifest) else None
-        except (OSError, ValueError, KeyError, TypeError):
+            saved = json.loads(self._record_path(manifest).read_text())
+        except (OSError, ValueError):
             return None
+        return saved if isinstance(saved, dict) else None
 
     def remember(self, manifest: Path, digest: str, signature: list[int]) -> None:
         record = self._record_path(manifest)

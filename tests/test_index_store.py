@@ -79,7 +79,7 @@ def test_a_changed_manifest_gets_a_new_index(tmp_path: Path) -> None:
     time.sleep(0.01)
     write_manifest(manifest, ["Installation", "Routing", "Caching"])
     assert titles(Library.load([manifest], index_dir=folder), "caching") == ["Caching"]
-    assert len(index_files(folder)) == 2  # one per content; the old one is harmless
+    assert len(index_files(folder)) == 1  # the index of the old content is gone
 
 
 def test_same_content_new_timestamp_reuses_the_index(tmp_path: Path) -> None:

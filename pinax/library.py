@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, overload
 
 import numpy as np
 
@@ -163,8 +163,9 @@ class Docs:
         """Every path prefix that has pages below it, for section suggestions."""
         return self.pages.folders
 
-    def section_pages(self, section: str) -> tuple[str, list[Page]]:
-        """(the prefix that matched, pages whose URL path is it or lies below it).
+    def section_pages(self, section: str) -> tuple[str, Sequence[Page]]:
+        """(the prefix that matched, pages whose URL path is it or lies below it, in manifest
+        order, made only when read).
 
         A section not found as given is tried below the base path, so `/topics` finds
         Django's `/en/dev/topics`; nothing found gives an empty list.
@@ -172,7 +173,7 @@ class Docs:
         for prefix in self._candidates(section):
             found = self.pages.under(prefix)
             if found:
-                return prefix, [self.pages.page(i) for i in found]
+                return prefix, PageList(self.pages, found)
         return trim(section), []
 
     def _candidates(self, section: str) -> list[str]:
@@ -184,6 +185,29 @@ class Docs:
     def find(self, url: str) -> Page | None:
         doc = self.pages.find(url)
         return self.pages.page(doc) if doc >= 0 else None
+
+
+class PageList(Sequence[Page]):
+    """Some pages of a table, by number: each `Page` is made when it is read."""
+
+    def __init__(self, table: PageTable, numbers: Sequence[int]) -> None:
+        self._table = table
+        self._numbers = numbers
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    @overload
+    def __getitem__(self, i: int) -> Page: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Page]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return PageList(self._table, self._numbers[i])
+        return self._table.page(self._numbers[i])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
 
 
 class SearchHit(NamedTuple):

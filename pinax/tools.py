@@ -153,27 +153,32 @@ class Tools:
         count = _bounded_int(limit, "limit", 1, MAX_SECTION_LIMIT, DEFAULT_SECTION_LIMIT)
         start = _bounded_int(offset, "offset", 0, 10**9, 0)
         selected = self.library.select(name)
-        rows = []
+        listed = []
         matched = set()
         for entry in selected:
             found, pages = entry.section_pages(prefix)
             if pages:
                 matched.add(found)
-            for page in pages:
-                row = _page_row(page)
-                if name is None:
-                    row["docs"] = entry.name
-                rows.append(row)
-        if not rows:
+                listed.append((entry, pages))
+        total = sum(len(pages) for _, pages in listed)
+        if not total:
             folders = {f for entry in selected for f in entry.folders}
             where = f" in {name}" if name else ""
             raise NotFound(f"no section {prefix!r}{where}{did_you_mean(prefix, folders)}")
-        window = rows[start : start + count]
+        window = []  # only the pages shown are made (a section may hold a million)
+        skip = start
+        for entry, pages in listed:
+            for page in pages[skip : skip + count - len(window)]:
+                row = _page_row(page)
+                if name is None:
+                    row["docs"] = entry.name
+                window.append(row)
+            skip = max(0, skip - len(pages))
         shown = matched.pop() if len(matched) == 1 else prefix
-        answer: dict[str, Any] = {"section": shown, "total": len(rows), "pages": window}
+        answer: dict[str, Any] = {"section": shown, "total": total, "pages": window}
         if name is not None:
             answer = {"docs": name, **answer}
-        if start + count < len(rows):
+        if start + count < total:
             answer["truncated"] = True
             answer["next_offset"] = start + count
         return answer

@@ -42,15 +42,6 @@ def sorted_strings(values: Sequence[str]) -> np.ndarray:
     return np.array(encoded, dtype=f"S{width}")
 
 
-def find(strings: np.ndarray, text: str) -> int:
-    """The position of `text` in sorted `strings`, or -1."""
-    key = text.encode()
-    if not len(strings) or len(key) > strings.dtype.itemsize:
-        return -1
-    at = int(np.searchsorted(strings, key))
-    return at if at < len(strings) and strings[at] == key else -1
-
-
 def build_words(
     words: dict[str, int], plain: set[str], term_rank: np.ndarray, df: np.ndarray
 ) -> dict[str, np.ndarray]:
@@ -182,9 +173,8 @@ class Vocabulary:
         while at >= 0 and len(starts) < MAX_SUBSTRING_HITS:
             starts.append(at)
             at = self._text.find(target, at + 1)
-        found = np.searchsorted(self._line_ends, np.array(sorted(set(starts)), dtype=np.int64))
-        found = np.array(sorted(set(found.tolist())), dtype=np.int64)
-        return self._most_frequent(found, limit)
+        lines = np.searchsorted(self._line_ends, np.array(starts, dtype=np.int64))  # word ids
+        return self._most_frequent(np.array(sorted(set(lines.tolist())), dtype=np.int64), limit)
 
     def _most_frequent(self, found: np.ndarray, limit: int) -> list[int]:
         if not len(found):

@@ -36,6 +36,7 @@ from pinax.indexing import (
     FIELDS,
     IMPACT_BLOCK,
     K1,
+    B,
     content_key,
     depth_prior,
     idf,
@@ -143,6 +144,7 @@ class SearchIndex:
         self._bound_start = arrays["bound_start"]
         self._impact_bound = arrays["impact_bound"]
         self._title_key = arrays["title_key"]
+        self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
@@ -416,7 +418,9 @@ class SearchIndex:
     def explain(self, doc: int, plan: Plan, raw: float, boost: float) -> dict[str, Any]:
         """Where a hit's score comes from: per query term, its contribution and how that
         splits over the page's fields; the boosts; and the reference that maps it to 0..1."""
-        counts = [_term_counts(text) for text in self._fields_of(doc)] if self._fields_of else []
+        fields = [_term_counts(text) for text in self._fields_of(doc)] if self._fields_of else []
+        averages = self._field_avg
+        norms = [(1 - B) + B * length / averages[f] for f, (_, length) in enumerate(fields)]
         terms = []
         for t in plan.terms:
             docs, values = self.postings(t.term)
@@ -431,7 +435,11 @@ class SearchIndex:
             }
             if t.matched_word:
                 entry["matched_word"] = t.matched_word
-            shares = [FIELD_WEIGHTS[f] * c.get(t.text, 0.0) for f, c in enumerate(counts)]
+            # BM25F: each field adds its weight x frequency / length norm to the saturated sum.
+            shares = [
+                FIELD_WEIGHTS[f] * counts.get(t.text, 0.0) / norms[f]
+                for f, (counts, _) in enumerate(fields)
+            ]
             if t.match == "phrase":
                 shares = [1.0 if field == "phrase" else 0.0 for field in FIELDS]
             if value and sum(shares):
@@ -474,9 +482,14 @@ def _kth(scores: np.ndarray, k: int) -> float:
     return float(np.partition(scores, len(scores) - k)[len(scores) - k])
 
 
-def _term_counts(text: str) -> dict[str, float]:
+def _term_counts(text: str) -> tuple[dict[str, float], float]:
+    """How often each term occurs in a field's text (parts at half weight), and the field's
+    length as the index counts it (stop words left out)."""
     counts: dict[str, float] = {}
+    length = 0.0
     for word, weight in words(text):
         key = stem(word)
         counts[key] = counts.get(key, 0.0) + weight
-    return counts
+        if word not in STOP_WORDS:
+            length += weight
+    return counts, length

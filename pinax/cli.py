@@ -11,6 +11,7 @@ import contextlib
 import json
 import logging
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
@@ -92,16 +93,17 @@ def open_tools(
     cache_dir: Path | None = None,
     ttl: list[str] | None = None,
     allow_private: list[str] | None = None,
+    read_pages: bool = True,
 ) -> Any:
     """Load the manifests (a folder stands for its *.json files; a site URL or published file
-    is built into the cache first) and wire the tools."""
+    is built into the cache first) and wire the tools (`read_pages`: get_page too)."""
     from pinax.build import resolve_docs
     from pinax.reload import manifest_files
     from pinax.tools import Tools
 
     default, per_docs = parse_ttls(ttl or [])
     paths = manifest_files([resolve_docs(arg, cache_dir) for arg in docs])
-    return Tools.open(paths, cache_dir, default, per_docs, allow_private or ())
+    return Tools.open(paths, cache_dir, default, per_docs, allow_private or (), read_pages)
 
 
 def load_tools(
@@ -109,12 +111,13 @@ def load_tools(
     cache_dir: Path | None = None,
     ttl: list[str] | None = None,
     allow_private: list[str] | None = None,
+    read_pages: bool = True,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
     if not docs:
         fail("give at least one manifest (or docs site URL) with --docs")
     try:
-        return open_tools(docs, cache_dir, ttl, allow_private)
+        return open_tools(docs, cache_dir, ttl, allow_private, read_pages)
     except PinaxError as exc:
         fail(exc.message)
 
@@ -255,20 +258,11 @@ def search(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Search the manifests from the shell, as the search_pages tool does."""
-    tools = load_tools(docs)
+    tools = load_tools(docs, read_pages=False)
     if query is None:
         if sys.stdin.isatty():
             fail("give a QUERY, or pipe queries on standard input (one per line)")
-        for line in sys.stdin:
-            text = line.strip()
-            if not text:
-                continue
-            try:
-                results = tools.search_pages(text, limit, within)["results"]
-                row: dict[str, Any] = {"query": text, "results": results}
-            except PinaxError as exc:
-                row = {"query": text, **exc.to_dict()}
-            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        search_lines(tools, sys.stdin, limit, within)
         return
     try:
         answer = tools.search_pages(query, limit, within)
@@ -278,6 +272,21 @@ def search(
         typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
         return
     print_table(answer)
+
+
+def search_lines(tools: Any, lines: Iterable[str], limit: int, within: str | None) -> None:
+    """One JSON line per query line (blank lines skipped), in order; a bad query gets its
+    error, and the others go on."""
+    write = sys.stdout.write
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            row: dict[str, Any] = tools.search_pages(text, limit, within)
+        except PinaxError as exc:
+            row = {"query": text, **exc.to_dict()}
+        write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def print_table(answer: dict[str, Any]) -> None:

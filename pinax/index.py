@@ -1,209 +1,495 @@
-"""Search over one manifest: BM25 Okapi from inverted postings, with typo and partial-word rescue.
+"""Search over one manifest: BM25F from numpy postings, with typo and partial-word rescue.
 
-BM25 is computed exactly as rank-bm25's `BM25Okapi` (k1, b, epsilon and its IDF floor), but
-from per-term postings, so a query touches only the pages that contain its words instead of
-scanning every page per term. Query words the index has never seen are corrected against the
-vocabulary (edit distance, then prefix), and a query that still finds too little falls back to
-substring matching on titles. Scores are normalised to 0..1 so several manifests interleave.
+The arrays come from `pinax.indexing.build` (or from the on-disk store, memory-mapped):
+
+- `terms` (sorted stems), `term_idf`, `term_max` (a term's highest posting weight);
+- `post_start`/`post_doc`/`post_weight`: per term, its pages in page order with their final
+  BM25F weights; `impact_start`/`impact_doc`: the pages of long terms in descending weight
+  order, with `bound_start`/`impact_bound` the weight at every 256th place;
+- `words`, `word_term`, `word_df`, `word_blob`, `delete_key`, `delete_word`: the vocabulary as
+  written, for corrections (see `pinax.vocabulary`);
+- `field_avg` (average field lengths), `title_key` (fingerprint of each title's content
+  words) and `doc_depth` (URL depth below the base path).
+
+A query costs in proportion to the pages it can reach. Small indexes add up postings densely.
+Large ones add up only the short lists (rare words, the ones that decide) and look the common
+words up by binary search for the candidates that can still reach the top; pages only common
+words reach come from a threshold algorithm over those words' highest weights first. Both
+give the exact top k. Query words the index does not know are corrected (edit distance),
+completed (prefix), or, when nothing else of the query is found, matched inside known words
+(substring).
 """
 
 from __future__ import annotations
 
-import bisect
-import functools
-import itertools
 import math
 import re
-from collections import Counter
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from pinax.manifest import Page
-
-K1 = 1.5
-B = 0.75
-EPSILON = 0.25
-
-_WORD = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
-# Words that carry no meaning in a docs query; dropped unless the query has nothing else.
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from how i in into is it of on or that the this to what "
-    "when where which with why you your".split()
+from pinax.indexing import (
+    FIELD_WEIGHTS,
+    FIELDS,
+    IMPACT_BLOCK,
+    K1,
+    B,
+    content_key,
+    depth_prior,
+    idf,
 )
+from pinax.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
+from pinax.vocabulary import Vocabulary
+
+PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
 CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
 SUBSTRING_WEIGHT = 0.5
+COMPLETIONS = 3  # known words a partial word may stand for
+EXACT_TITLE_BOOST = 1.2
+BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
+DENSE_MAX = 32768  # indexes up to this many pages add up postings densely
+FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
+SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
+SAMPLE = 4096  # candidates sampled to set the first bar
+# What a page scores per query word that appears once in its title and once in its slug
+# (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
+FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-case words, with identifiers also split at case changes (`useState` -> use, state)."""
-    tokens: list[str] = []
-    for word in _WORD.findall(text):
-        tokens.extend(_word_tokens(word))
-    return tokens
+class Term(NamedTuple):
+    """One index term a query looks up, and how it came from the query."""
 
-
-@functools.lru_cache(maxsize=1 << 16)
-def _word_tokens(word: str) -> tuple[str, ...]:
-    parts = _CAMEL.findall(word)
-    if len(parts) > 1:
-        return (word.lower(), *(part.lower() for part in parts))
-    return (word.lower(),)
-
-
-def page_tokens(page: Page) -> list[str]:
-    """The words a page is found by: its URL path, title and section."""
-    path = unquote(urlsplit(page.url).path)
-    return tokenize(path) + tokenize(page.title) + tokenize(page.section)
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    doc: int
-    score: float  # 0..1, comparable across indexes
+    term: int
+    weight: float
+    word: str  # the query word (lower-case, as typed)
+    text: str  # the index term (a stem)
+    match: str  # "exact", "phrase", "fuzzy", "prefix" or "substring"
+    matched_word: str | None = None  # the known word a typo was corrected or completed to
 
 
 @dataclass
-class Outcome:
-    hits: list[Hit]
-    strategy: str  # "bm25", "fuzzy" (some words corrected) or "substring"
-    corrections: dict[str, str] = field(default_factory=dict)
+class Plan:
+    """What a query looks up in one index."""
+
+    terms: list[Term] = field(default_factory=list)
+    reference: float = 0.0  # the raw score of a page that covers the whole query once
+    corrections: dict[str, str] = field(default_factory=dict)  # typed word -> known word
+    title_key: int = 0
+
+    @property
+    def strategy(self) -> str:
+        matches = {t.match for t in self.terms}
+        if "substring" in matches:
+            return "substring"
+        return "fuzzy" if matches & {"fuzzy", "prefix"} else "bm25"
 
 
-def normalize(coverage: float) -> float:
-    """Map BM25 over its reference to 0..1: 0.9 when every query word matches once in a page
-    of average length, approaching 1 for stronger matches, so scores from different
-    manifests mean the same thing."""
-    return round(1.0 - math.exp(-2.3 * coverage), 4)
+@dataclass(slots=True)
+class Ranked:
+    """One index's results, best first: page numbers, 0..1 scores (comparable across
+    indexes) and, when asked for, where each score comes from."""
+
+    docs: list[int]
+    scores: list[float]
+    explain: list[dict[str, Any]] | None = None
+
+
+def confidence(score: float) -> str:
+    return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
+
+
+def corrected_query(query: str, corrections: dict[str, str]) -> str:
+    """The query as it was read: corrected words (and identifier parts) replaced."""
+
+    def fix(match: re.Match[str]) -> str:
+        chunk = match.group(0)
+        tokens = chunk_words(chunk)
+        if not tokens:
+            return chunk
+        if tokens[-1][0] in corrections:
+            return corrections[tokens[-1][0]]
+        for word, _ in tokens[:-1]:
+            if word in corrections:
+                chunk = re.sub(re.escape(word), corrections[word], chunk, count=1, flags=re.I)
+        return chunk
+
+    return CHUNK.sub(fix, query)
 
 
 class SearchIndex:
-    """An inverted BM25 index over one list of token documents."""
+    """BM25F search over one manifest's pages.
 
-    def __init__(self, documents: Sequence[Sequence[str]], titles: Sequence[str]) -> None:
-        self.size = len(documents)
-        self.titles = [t.lower() for t in titles]
-        lengths = np.array([len(d) for d in documents], dtype=np.float64)
-        self.avgdl = float(lengths.mean()) if self.size and lengths.sum() else 1.0
-        norm = K1 * (1 - B + B * lengths / self.avgdl)
+    `fields_of(doc)` gives a page's field texts in `FIELDS` order; it is only called to
+    explain a hit.
+    """
 
-        postings: dict[str, list[tuple[int, int]]] = {}
-        for doc, tokens in enumerate(documents):
-            for term, tf in Counter(tokens).items():
-                postings.setdefault(term, []).append((doc, tf))
+    def __init__(
+        self,
+        arrays: dict[str, np.ndarray],
+        fields_of: Callable[[int], Sequence[str]] | None = None,
+    ) -> None:
+        self.size = len(arrays["doc_depth"])
+        self.vocabulary = Vocabulary(arrays)
+        self._fields_of = fields_of
+        self._term_idf = arrays["term_idf"]
+        self._term_max = arrays["term_max"]
+        self._post_start = arrays["post_start"]
+        self._post_doc = arrays["post_doc"]
+        self._post_weight = arrays["post_weight"]
+        self._impact_start = arrays["impact_start"]
+        self._impact_doc = arrays["impact_doc"]
+        self._bound_start = arrays["bound_start"]
+        self._impact_bound = arrays["impact_bound"]
+        self._title_key = arrays["title_key"]
+        self._field_avg = arrays["field_avg"]
+        self._depth = arrays["doc_depth"]
+        self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
+        self._local = threading.local()
 
-        self.vocabulary: dict[str, int] = {}
-        self._doc_ids: list[np.ndarray] = []
-        self._weights: list[np.ndarray] = []
-        idf: list[float] = []
-        for term, entries in postings.items():
-            self.vocabulary[term] = len(self._doc_ids)
-            ids = np.fromiter((d for d, _ in entries), dtype=np.int32, count=len(entries))
-            tf = np.fromiter((f for _, f in entries), dtype=np.float64, count=len(entries))
-            self._doc_ids.append(ids)
-            self._weights.append(tf * (K1 + 1) / (tf + norm[ids]))
-            idf.append(math.log(self.size - len(entries) + 0.5) - math.log(len(entries) + 0.5))
-        average_idf = sum(idf) / len(idf) if idf else 0.0
-        floor = EPSILON * average_idf
-        self.idf = np.array([floor if v < 0 else v for v in idf], dtype=np.float64)
-        self.unknown_idf = math.log(self.size + 0.5) - math.log(0.5) if self.size else 1.0
+    def knows(self, word: str) -> bool:
+        """Whether a query word (lower-case, as typed) is in the vocabulary."""
+        return self.vocabulary.term(stem(word)) >= 0
 
-        frequency = {t: len(postings[t]) for t in postings}
-        # Frequent words first, so a tie between corrections picks the common one.
-        self._by_frequency = sorted(postings, key=lambda t: (-frequency[t], t))
-        self._sorted = sorted(postings)
-        self._frequency = frequency
+    # -- planning ------------------------------------------------------------------------------
 
-    @classmethod
-    def from_pages(cls, pages: Sequence[Page]) -> SearchIndex:
-        return cls([page_tokens(p) for p in pages], [p.title for p in pages])
+    def plan(self, query: str, trusted: frozenset[str] = frozenset()) -> Plan:
+        """The terms a query looks up, with corrections for the words the index lacks
+        (except `trusted` words, known elsewhere: not typos, just absent here)."""
+        weights: dict[str, float] = {}
+        parts_of: dict[str, list[str]] = {}
+        for chunk in chunks(query):
+            tokens = chunk_words(chunk)
+            for word, weight in tokens:
+                weights[word] = max(weight, weights.get(word, 0.0))
+            if len(tokens) > 1:
+                parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
+        if any(w not in STOP_WORDS for w in weights):
+            weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        stems = [stem(w) for w in weights]
+        full = [s for s, x in zip(stems, weights.values(), strict=True) if x >= 1.0]
+        full = [s for s in full if s not in STOP_WORDS]
+        pairs = phrases(full)
+        ids = self.vocabulary.term_ids(stems + pairs)
+        plan = Plan(title_key=content_key(full))
+        missing = []
+        for (word, weight), text, term in zip(weights.items(), stems, ids, strict=False):
+            if term >= 0:
+                self._add(plan, Term(term, weight, word, text, "exact"), weight)
+            elif not self._resolve(plan, word, weight, parts_of.get(word), word in trusted):
+                missing.append((word, weight))
+        for word, weight in missing:
+            # Substrings of known words, only when nothing else of the query was found.
+            inside = [] if plan.terms else self.vocabulary.containing(word, COMPLETIONS)
+            for rank, found in enumerate(inside):
+                counted = weight if rank == 0 else 0.0
+                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
+            if not inside:  # an unknown word still says what a full match would be
+                plan.reference += weight * self._unknown_idf * FULL_MATCH
+        for pair, term in zip(pairs, ids[len(stems) :], strict=True):
+            if term >= 0:  # a bonus: not part of the reference
+                plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
+        return plan
 
-    def bm25_scores(self, tokens: Iterable[str]) -> np.ndarray:
-        """Plain BM25 Okapi scores of every document, identical to rank-bm25's `get_scores`."""
-        scores = np.zeros(self.size)
-        for token in tokens:
-            term = self.vocabulary.get(token)
-            if term is not None:
-                scores[self._doc_ids[term]] += self.idf[term] * self._weights[term]
-        return scores
-
-    def search(self, query: str, limit: int) -> Outcome:
-        tokens = tokenize(query)
-        content = [t for t in tokens if t not in STOP_WORDS] or tokens
-        scores = np.zeros(self.size)
-        reference = 0.0
-        corrections: dict[str, str] = {}
-        for token in content:
-            term = self.vocabulary.get(token)
-            if term is not None:
-                scores[self._doc_ids[term]] += self.idf[term] * self._weights[term]
-                reference += self.idf[term]
-                continue
-            candidates = self._correct(token)
-            if not candidates:
-                reference += self.unknown_idf
-                continue
-            corrections[token] = candidates[0]
-            best = self.vocabulary[candidates[0]]
-            reference += self.idf[best]
-            for word in candidates:
-                term = self.vocabulary[word]
-                scores[self._doc_ids[term]] += (
-                    CORRECTION_WEIGHT * self.idf[term] * self._weights[term]
+    def _resolve(
+        self, plan: Plan, word: str, weight: float, parts: list[str] | None, trusted: bool
+    ) -> bool:
+        """Add the terms of a query word the index lacks: its correction or completions.
+        False if none was found and the word may still be looked for inside known words."""
+        vocabulary = self.vocabulary
+        if parts is not None:  # a joined identifier: rebuilt from corrected parts, or completed
+            rebuilt = "".join(plan.corrections.get(p, p) for p in parts)
+            term = vocabulary.term(stem(rebuilt)) if rebuilt != word and not trusted else -1
+            if term >= 0:
+                plan.corrections[word] = rebuilt
+                fixed = Term(
+                    term, weight * CORRECTION_WEIGHT, word, stem(rebuilt), "fuzzy", rebuilt
                 )
-        hits = self._top(scores, reference, limit)
-        strategy = "fuzzy" if corrections else "bm25"
-        if len(hits) < limit:
-            extra = self._substring(query, limit - len(hits), {h.doc for h in hits})
-            if extra and not hits:
-                strategy = "substring"
-            hits.extend(extra)
-        return Outcome(hits=hits, strategy=strategy, corrections=corrections)
+                self._add(plan, fixed, weight)
+            elif not trusted:
+                self._complete(plan, word, weight)
+            return True  # its parts carry the query when it cannot be found
+        if trusted:
+            plan.reference += weight * self._unknown_idf * FULL_MATCH
+            return True
+        corrected = vocabulary.correct(word)
+        if corrected is not None:
+            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy", weight)
+            return True
+        return self._complete(plan, word, weight)
 
-    def _top(self, scores: np.ndarray, reference: float, limit: int) -> list[Hit]:
-        matched = np.flatnonzero(scores > 0)
-        if not len(matched) or reference <= 0:
-            return []
-        if len(matched) > limit:
-            keep = np.argpartition(-scores[matched], limit - 1)[:limit]
-            matched = matched[keep]
-        order = np.lexsort((matched, -scores[matched]))  # best first, ties by manifest order
-        return [Hit(int(doc), normalize(float(scores[doc]) / reference)) for doc in matched[order]]
+    def _complete(self, plan: Plan, word: str, weight: float) -> bool:
+        completions = self.vocabulary.complete(word, COMPLETIONS)
+        for rank, found in enumerate(completions):
+            share = CORRECTION_WEIGHT if rank == 0 else CORRECTION_WEIGHT / 2
+            self._add_word(plan, word, found, weight * share, "prefix", weight if rank == 0 else 0)
+        return bool(completions)
 
-    def _correct(self, token: str) -> list[str]:
-        """Known words a mistyped or partial query word probably meant, best first."""
-        if len(token) >= 5:
-            from rapidfuzz import process
-            from rapidfuzz.distance import OSA
+    def _add_word(
+        self, plan: Plan, word: str, found: int, weight: float, match: str, counted: float
+    ) -> None:
+        vocabulary = self.vocabulary
+        term = int(vocabulary.word_term[found])
+        known = vocabulary.word_text(found)
+        plan.corrections.setdefault(word, known)
+        self._add(plan, Term(term, weight, word, vocabulary.term_text(term), match, known), counted)
 
-            max_distance = 2 if len(token) >= 9 else 1
-            match = process.extractOne(
-                token, self._by_frequency, scorer=OSA.distance, score_cutoff=max_distance
-            )
-            if match is not None:
-                return [match[0]]
-        if len(token) >= 3:
-            start = bisect.bisect_left(self._sorted, token)
-            completions = []
-            for word in itertools.islice(self._sorted, start, None):
-                if not word.startswith(token):
+    def _add(self, plan: Plan, term: Term, counted: float) -> None:
+        plan.terms.append(term)
+        plan.reference += counted * self._term_idf.item(term.term) * FULL_MATCH
+
+    # -- searching -----------------------------------------------------------------------------
+
+    def run(self, plan: Plan, limit: int, explain: bool = False) -> Ranked:
+        """The best `limit` pages for a plan, best first (ties in manifest order)."""
+        if not plan.terms or plan.reference <= 0:
+            return Ranked([], [])
+        docs, raw = self.top(plan.terms, limit + BOOST_POOL)
+        key, keys = plan.title_key, self._title_key
+        ranked = sorted(
+            (-(r * EXACT_TITLE_BOOST if key and keys.item(d) == key else r), d, r)
+            for d, r in zip(docs.tolist(), raw.tolist(), strict=True)
+        )[:limit]
+        # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
+        # its title and slug (raw = reference), approaching 1 for stronger matches.
+        factor = 2.3 / plan.reference
+        result = Ranked(
+            [d for _, d, _ in ranked],
+            [round(1.0 - math.exp(b * factor), 4) for b, _, _ in ranked],
+        )
+        if explain:
+            result.explain = [self.explain(d, plan, r, -b / r) for b, d, r in ranked]
+        return result
+
+    def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Up to k best pages for weighted terms and their raw scores, in no order."""
+        weights: dict[int, float] = {}
+        for t in terms:
+            weights[t.term] = weights.get(t.term, 0.0) + t.weight
+        if self.size <= DENSE_MAX:
+            return self._top_dense(weights, k)
+        return self._top_pruned(weights, k)
+
+    def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
+        """A term's pages (in page order) and their weights."""
+        s, e = self._post_start.item(term), self._post_start.item(term + 1)
+        return self._post_doc[s:e], self._post_weight[s:e]
+
+    def _top_dense(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Add up every posting; then a lower bound on the k-th best score (the k-th best
+        among the pages of the strongest term) leaves few pages to rank."""
+        scores = np.zeros(self.size, dtype=np.float32)
+        strongest, bound = None, -1.0
+        for term, weight in weights.items():
+            docs, values = self.postings(term)
+            np.add.at(scores, docs, values if weight == 1.0 else values * np.float32(weight))
+            if self._term_max.item(term) * weight > bound:
+                strongest, bound = docs, self._term_max.item(term) * weight
+        if strongest is not None and len(strongest) > k:
+            some = scores[strongest]
+            floor = np.partition(some, len(some) - k)[len(some) - k]
+            matched = np.flatnonzero(scores >= floor)
+        else:
+            matched = self._matched(scores, weights, k)
+        if len(matched) > k:
+            matched = matched[np.argpartition(scores[matched], len(matched) - k)[-k:]]
+        return matched, scores[matched]
+
+    def _matched(self, scores: np.ndarray, weights: dict[int, float], k: int) -> np.ndarray:
+        """Pages that may be among the k best: the k-th best score among the pages of the
+        strongest terms (at least k of them) is a floor for the k best."""
+        order = sorted(weights, key=lambda t: -self._term_max.item(t) * weights[t])
+        some = _unique(np.concatenate([self.postings(t)[0][: 4 * k] for t in order]))
+        if len(some) <= k:
+            return np.flatnonzero(scores)
+        values = scores[some]
+        floor = np.partition(values, len(values) - k)[len(values) - k]
+        return np.flatnonzero(scores >= floor)
+
+    def _top_pruned(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Short terms (rare words: the ones that decide) are added up densely, and their
+        pages that can still reach the k best (the k-th best page of the strongest short term
+        sets the bar) are scored fully by binary search in the long terms' lists. Then, for
+        pages that only long terms reach, a threshold algorithm: expand the long term whose
+        unseen pages could still score most (highest weights first), until the k-th best
+        beats them all."""
+        scratch, seen = self._scratch()
+        short = sorted(
+            (t for t in weights if self._df(t) <= SHORT_MAX),
+            key=lambda t: -self._term_max.item(t) * weights[t],
+        )
+        long = [t for t in weights if self._df(t) > SHORT_MAX]
+        lists = [(*self.postings(t), np.float32(weights[t])) for t in long]
+        bounds = [self._term_max.item(t) * weights[t] for t in long]
+        added: list[np.ndarray] = []
+        marked: list[np.ndarray] = []
+        found_docs: list[np.ndarray] = []
+        found_scores: list[np.ndarray] = []
+        threshold = 0.0
+        try:
+            for t in short:
+                docs, values = self.postings(t)
+                w = weights[t]
+                np.add.at(scratch, docs, values if w == 1.0 else values * np.float32(w))
+                added.append(docs)
+            if added:
+                candidates = np.concatenate(added) if len(added) > 1 else added[0]
+                partial = scratch[candidates]
+                # The best-looking candidates, scored fully, set the bar for the others.
+                best = _unique(candidates[partial >= _bar(partial, k * (len(added) + 1))])
+                floor = _kth(scratch[best] + self._lookup(best, lists), k) - sum(bounds)
+                candidates = _unique(candidates[partial >= floor])
+                seen[candidates] = True
+                marked.append(candidates)
+                found_docs.append(candidates)
+                found_scores.append(scratch[candidates] + self._lookup(candidates, lists))
+                threshold = _kth(found_scores[0], k)
+            depths = [0] * len(long)
+            while long and (sum(bounds) > threshold or sum(map(len, found_docs)) < k):
+                i = max(range(len(long)), key=bounds.__getitem__)
+                if bounds[i] <= 0.0:
                     break
-                completions.append(word)
-            completions.sort(key=lambda w: (-self._frequency[w], w))
-            return completions[:3]
-        return []
+                new, bounds[i], depths[i] = self._next(long[i], lists[i][0], depths[i], lists[i][2])
+                new = new[~seen[new]]
+                if not len(new):
+                    continue
+                seen[new] = True
+                marked.append(new)
+                found_docs.append(new)
+                # Short terms add nothing here: their pages were all candidates above.
+                found_scores.append(self._lookup(new, lists))
+                threshold = _kth(np.concatenate(found_scores), k)
+        finally:
+            for docs in added:
+                scratch[docs] = 0.0
+            for docs in marked:
+                seen[docs] = False
+        if not found_docs:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+        docs = np.concatenate(found_docs)
+        scores = np.concatenate(found_scores)
+        if len(docs) > k:
+            keep = np.argpartition(scores, len(scores) - k)[-k:]
+            docs, scores = docs[keep], scores[keep]
+        return docs, scores
 
-    def _substring(self, query: str, limit: int, exclude: set[int]) -> list[Hit]:
-        needle = " ".join(query.lower().split())
-        if len(needle) < 3:
-            return []
-        found = []
-        for doc, title in enumerate(self.titles):
-            if doc not in exclude and needle in title:
-                found.append(Hit(doc, round(SUBSTRING_WEIGHT * len(needle) / len(title), 4)))
-                if len(found) == limit:
-                    break
+    def _df(self, term: int) -> int:
+        return self._post_start.item(term + 1) - self._post_start.item(term)
+
+    @staticmethod
+    def _lookup(
+        docs: np.ndarray, lists: list[tuple[np.ndarray, np.ndarray, np.float32]]
+    ) -> np.ndarray:
+        """What terms add to pages, by binary search in their page-ordered postings."""
+        total = np.zeros(len(docs), dtype=np.float32)
+        for pages, values, factor in lists:
+            at = np.searchsorted(pages, docs)
+            at[at == len(pages)] = 0
+            total += np.where(pages[at] == docs, values[at], 0) * factor
+        return total
+
+    def _next(
+        self, term: int, docs: np.ndarray, depth: int, factor: float
+    ) -> tuple[np.ndarray, float, int]:
+        """A term's next pages (highest weights first), the most any of its unexpanded pages
+        can add, and the new depth."""
+        s, e = self._impact_start.item(term), self._impact_start.item(term + 1)
+        if e == s:  # a short list: all of it at once
+            return docs, 0.0, len(docs)
+        end = min(e - s, max(FIRST_DEPTH, depth * 4))  # FIRST_DEPTH * 4^n: whole blocks
+        bound = 0.0
+        if end < e - s:
+            bound = self._impact_bound.item(self._bound_start.item(term) + end // IMPACT_BLOCK)
+        return self._impact_doc[s + depth : s + end], bound * float(factor), end
+
+    def _scratch(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per-thread page-sized scratch: scores and a mask of pages already taken (both
+        always left all zero)."""
+        found = getattr(self._local, "scratch", None)
+        if found is None:
+            found = np.zeros(self.size, dtype=np.float32), np.zeros(self.size, dtype=bool)
+            self._local.scratch = found
         return found
+
+    # -- explaining ----------------------------------------------------------------------------
+
+    def explain(self, doc: int, plan: Plan, raw: float, boost: float) -> dict[str, Any]:
+        """Where a hit's score comes from: per query term, its contribution and how that
+        splits over the page's fields; the boosts; and the reference that maps it to 0..1."""
+        fields = [_term_counts(text) for text in self._fields_of(doc)] if self._fields_of else []
+        averages = self._field_avg
+        norms = [(1 - B) + B * length / averages[f] for f, (_, length) in enumerate(fields)]
+        terms = []
+        for t in plan.terms:
+            docs, values = self.postings(t.term)
+            at = int(np.searchsorted(docs, doc))
+            value = float(values[at]) * t.weight if at < len(docs) and docs[at] == doc else 0.0
+            entry: dict[str, Any] = {
+                "word": t.word,
+                "term": t.text,
+                "match": t.match,
+                "weight": round(t.weight, 3),
+                "score": round(value, 4),
+            }
+            if t.matched_word:
+                entry["matched_word"] = t.matched_word
+            # BM25F: each field adds its weight x frequency / length norm to the saturated sum.
+            shares = [
+                FIELD_WEIGHTS[f] * counts.get(t.text, 0.0) / norms[f]
+                for f, (counts, _) in enumerate(fields)
+            ]
+            if t.match == "phrase":
+                shares = [1.0 if field == "phrase" else 0.0 for field in FIELDS]
+            if value and sum(shares):
+                entry["fields"] = {
+                    FIELDS[f]: round(value * share / sum(shares), 4)
+                    for f, share in enumerate(shares)
+                    if share
+                }
+            terms.append(entry)
+        depth = float(depth_prior(self._depth[doc : doc + 1])[0])
+        return {
+            "terms": terms,
+            "bm25f": round(raw, 4),  # the sum of the terms' scores (depth included)
+            "boosts": {"depth": round(depth, 4), "exact_title": round(boost, 4)},
+            "reference": round(plan.reference, 4),
+        }
+
+
+def _unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values, sorted (`np.unique` is far slower on small int32 arrays)."""
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+
+
+def _bar(values: np.ndarray, count: int) -> float:
+    """A value about `count` of the values reach (estimated from a sample of them, as any
+    bar gives a valid floor: it only has to leave some, and not too many, candidates)."""
+    if len(values) <= count:
+        return -np.inf
+    step = max(1, len(values) // SAMPLE)
+    sample = values[::step]
+    rank = max(1, count * len(sample) // len(values))
+    return float(np.partition(sample, len(sample) - rank)[len(sample) - rank])
+
+
+def _kth(scores: np.ndarray, k: int) -> float:
+    """The k-th best score (0 when there are fewer)."""
+    if len(scores) < k:
+        return 0.0
+    return float(np.partition(scores, len(scores) - k)[len(scores) - k])
+
+
+def _term_counts(text: str) -> tuple[dict[str, float], float]:
+    """How often each term occurs in a field's text (parts at half weight), and the field's
+    length as the index counts it (stop words left out)."""
+    counts: dict[str, float] = {}
+    length = 0.0
+    for word, weight in words(text):
+        key = stem(word)
+        counts[key] = counts.get(key, 0.0) + weight
+        if word not in STOP_WORDS:
+            length += weight
+    return counts, length

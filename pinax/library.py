@@ -1,25 +1,43 @@
 """The loaded manifests by name: fan-out search, sections, and "did you mean" for every miss.
 
-Each manifest gets a `Docs` entry whose search index is built on first use (or by `warm()`
-in the background), so a server can answer `initialize` before every index exists.
+Each manifest is a `Docs`: its pages as a `PageTable` (arrays) and its `SearchIndex`. Loaded
+with an index folder (`Library.load(paths, index_dir)`, as the CLI does), both come from the
+on-disk store, memory-mapped, built once per manifest content; loaded without one (or from
+`Manifest` objects), the table is built at once and the index on first use, or by `warm()` in
+the background, so a server can answer `initialize` before every index exists.
 """
 
 from __future__ import annotations
 
-import bisect
+import contextlib
+import gc
+import logging
 import threading
-from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, NamedTuple, overload
 
+import numpy as np
+
+from pinax import columns as columns_io
 from pinax import manifest as manifest_io
+from pinax.columns import ManifestColumns, PageColumns
 from pinax.errors import ManifestError, NotFound
-from pinax.index import SearchIndex
+from pinax.index import SearchIndex, corrected_query
+from pinax.indexing import FORMAT as INDEX_FORMAT
+from pinax.indexing import build, page_path, section_text
 from pinax.manifest import Manifest, Page
+from pinax.pagetable import PageTable, build_table, raw_path, trim, url_path
+from pinax.store import IndexCache, StoreError, Writer, content_hash, load, signature
+from pinax.tokens import chunk_words, chunks
+
+log = logging.getLogger("pinax.library")
+
+STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
+CHILDREN_EXPLAINED = 200  # children titles read to explain a hit's `children` field
 
 
 def closest(word: str, choices: Iterable[str], cutoff: float = 60.0, limit: int = 1) -> list[str]:
@@ -37,135 +55,205 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {match[0]!r}?)" if match else ""
 
 
-def _trim(path: str) -> str:
-    return path.rstrip("/") or "/"
-
-
 class Docs:
-    """One manifest with its index and its URL-path structure."""
+    """One manifest: its pages, its search index and its URL-path structure."""
 
-    def __init__(self, manifest: Manifest) -> None:
-        self.manifest = manifest
+    def __init__(
+        self,
+        header: dict[str, Any],
+        arrays: dict[str, np.ndarray],
+        pages: PageColumns | None = None,
+    ) -> None:
+        """`header` and `arrays` as `Docs.make` makes them; `pages` to build the index
+        from when the arrays hold only the page table."""
+        self.name: str = header["name"]
+        self.url: str = header["url"]
+        self.title: str = header["title"]
+        self.description: str | None = header.get("description")
+        self.ttl: float | None = header.get("ttl")  # seconds a fetched page stays fresh
+        self.source: str = header["source"]
+        self.base_path: str = header["base_path"]
+        self.top_sections: list[tuple[str, int]] = [tuple(s) for s in header["top_sections"]]
+        self.site_roots: list[str] = header["site_roots"]
+        self.pages = PageTable(arrays)
+        self._arrays = arrays
+        self._source_pages = pages
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
 
-    @property
-    def name(self) -> str:
-        return self.manifest.name
+    @classmethod
+    def from_manifest(cls, manifest: Manifest) -> Docs:
+        """A manifest in memory; its index is built on first use."""
+        columns = ManifestColumns.of(manifest)
+        arrays: dict[str, np.ndarray] = {}
+        header = cls.make(columns, arrays.__setitem__, index=False)
+        return cls(header, arrays, columns.pages)
+
+    @staticmethod
+    def make(
+        manifest: ManifestColumns, add: Callable[[str, np.ndarray], None], index: bool = True
+    ) -> dict[str, Any]:
+        """Make the arrays a `Docs` is made of (what the store saves), handing each to `add`
+        as soon as it is ready; return the header."""
+        with _no_gc():  # millions of short-lived objects, none in a cycle
+            paths = [raw_path(u) for u in manifest.pages.url]
+            arrays, site = build_table(manifest.pages, manifest.url, paths)
+            for name in list(arrays):
+                add(name, arrays.pop(name))
+            if index:
+                base = site["base_path"]
+                urls = manifest.pages.url
+                for i, (url, path) in enumerate(zip(urls, paths, strict=True)):
+                    paths[i] = page_path(url, base, path)
+                arrays = build(manifest.pages, base, _handed_over(paths))
+                for name in list(arrays):
+                    add(name, arrays.pop(name))
+        return {
+            "name": manifest.name,
+            "url": manifest.url,
+            "title": manifest.title,
+            "description": manifest.description,
+            "ttl": manifest.ttl,
+            "source": manifest.source,
+            **site,
+        }
 
     @property
-    def pages(self) -> tuple[Page, ...]:
-        return self.manifest.pages
+    def manifest(self) -> Manifest:
+        """The whole manifest as value objects (every page made: costly for large ones)."""
+        return Manifest(
+            name=self.name,
+            url=self.url,
+            title=self.title,
+            pages=tuple(self.pages),
+            description=self.description,
+            ttl=self.ttl,
+            source=self.source,
+        )
 
     @property
     def index(self) -> SearchIndex:
         if self._index is None:
             with self._lock:
                 if self._index is None:
-                    self._index = SearchIndex.from_pages(self.pages)
+                    arrays = self._arrays
+                    if "terms" not in arrays:
+                        assert self._source_pages is not None
+                        arrays = build(self._source_pages, self.base_path)
+                    self._index = SearchIndex(arrays, self.fields_of)
+                    self._source_pages = None
         return self._index
 
-    @cached_property
-    def base_path(self) -> str:
-        """The path under which the site's pages live (`/en/dev` for Django), or `` for `/`."""
-        base = urlsplit(self.manifest.url).path.rstrip("/")
-        inside = sum(1 for p in self._paths if p[0] == base or p[0].startswith(base + "/"))
-        return base if inside * 2 > len(self.pages) else ""
+    def fields_of(self, doc: int) -> list[str]:
+        """A page's search fields as text (see `pinax.indexing.FIELDS`), to explain a hit."""
+        page = self.pages.page(doc)
+        slug = page_path(page.url, self.base_path).rpartition("/")[2]
+        section = section_text(page.section, page.group, self.base_path)
+        parent = page.url.rstrip("/")
+        children = [
+            self.pages.title(i)
+            for i in self.pages.under(url_path(page.url))[: CHILDREN_EXPLAINED * 4]
+            if self.pages.url(i).rstrip("/").rpartition("/")[0] == parent
+        ][:CHILDREN_EXPLAINED]
+        description = page.description or ""
+        return [page.title, slug, section, description, " ".join(children), page.title]
 
-    @cached_property
-    def _paths(self) -> list[tuple[str, int]]:
-        """(trimmed URL path, page number), sorted, for prefix lookups by bisection."""
-        return sorted((_trim(urlsplit(p.url).path), i) for i, p in enumerate(self.pages))
+    @property
+    def folders(self) -> Sequence[str]:
+        """Every path prefix that has pages below it, for section suggestions."""
+        return self.pages.folders
 
-    @cached_property
-    def top_sections(self) -> list[tuple[str, int]]:
-        """Top-level sections below the base path with their page counts, largest first.
-
-        A page belongs to the section named by the first path segment below the base when
-        that segment has pages below it; pages directly at the top count under the base.
-        """
-        base = self.base_path
-        root = base or "/"
-        segments: list[list[str]] = []
-        for path, _ in self._paths:
-            rest = path[len(base) :] if path.startswith(base + "/") else ""
-            segments.append([s for s in rest.split("/") if s])
-        folders = {parts[0] for parts in segments if len(parts) > 1}
-        counts = Counter(
-            f"{base}/{parts[0]}" if parts and parts[0] in folders else root for parts in segments
-        )
-        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-
-    def section_pages(self, section: str) -> tuple[str, list[Page]]:
-        """(the prefix that matched, pages whose URL path is it or lies below it).
+    def section_pages(self, section: str) -> tuple[str, Sequence[Page]]:
+        """(the prefix that matched, pages whose URL path is it or lies below it, in manifest
+        order, made only when read).
 
         A section not found as given is tried below the base path, so `/topics` finds
         Django's `/en/dev/topics`; nothing found gives an empty list.
         """
         for prefix in self._candidates(section):
-            pages = self._under(prefix)
-            if pages:
-                return prefix, pages
-        return _trim(section), []
+            found = self.pages.under(prefix)
+            if found:
+                return prefix, PageList(self.pages, found)
+        return trim(section), []
 
     def _candidates(self, section: str) -> list[str]:
-        prefix = _trim(section)
+        prefix = trim(section)
         if self.base_path and not (prefix + "/").startswith(self.base_path + "/"):
-            return [prefix, _trim(self.base_path + prefix)]
+            return [prefix, trim(self.base_path + prefix)]
         return [prefix]
 
-    def _under(self, prefix: str) -> list[Page]:
-        if prefix == "/":
-            return list(self.pages)
-        paths = self._paths
-        found = []
-        start = bisect.bisect_left(paths, (prefix, -1))
-        if start < len(paths) and paths[start][0] == prefix:
-            found.extend(i for path, i in paths[start:] if path == prefix)
-        child = prefix + "/"
-        lo = bisect.bisect_left(paths, (child, -1))
-        hi = bisect.bisect_left(paths, (prefix + "0", -1))  # "0" sorts right after "/"
-        found.extend(i for _, i in paths[lo:hi])
-        return [self.pages[i] for i in sorted(found)]
-
-    @cached_property
-    def folders(self) -> list[str]:
-        """Every path prefix that has pages below it, for section suggestions."""
-        result = set()
-        for path, _ in self._paths:
-            parts = path.split("/")
-            for n in range(2, len(parts)):
-                result.add("/".join(parts[:n]))
-        return sorted(result)
-
-    @cached_property
-    def by_url(self) -> dict[str, Page]:
-        return {p.url: p for p in self.pages}
+    def find(self, url: str) -> Page | None:
+        doc = self.pages.find(url)
+        return self.pages.page(doc) if doc >= 0 else None
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class PageList(Sequence[Page]):
+    """Some pages of a table, by number: each `Page` is made when it is read."""
+
+    def __init__(self, table: PageTable, numbers: Sequence[int]) -> None:
+        self._table = table
+        self._numbers = numbers
+
+    def __len__(self) -> int:
+        return len(self._numbers)
+
+    @overload
+    def __getitem__(self, i: int) -> Page: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Page]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return PageList(self._table, self._numbers[i])
+        return self._table.page(self._numbers[i])
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+
+class SearchHit(NamedTuple):
     docs: str
-    page: Page
+    url: str
+    title: str
+    section: str
     score: float
+    explain: dict[str, Any] | None = None
+
+
+@dataclass
+class Found:
+    """A search's results over the selected manifests."""
+
+    hits: list[SearchHit]
+    corrections: dict[str, str]  # query word -> the known word it was read as
+    strategy: str  # "bm25", "fuzzy" or "substring": the most rescue any result needed
+    pages_searched: int
+
+    def did_you_mean(self, query: str) -> str | None:
+        return corrected_query(query, self.corrections) if self.corrections else None
 
 
 class Library:
     """Manifests by name; the one place that knows which docs are loaded."""
 
-    def __init__(self, manifests: Sequence[Manifest]) -> None:
+    def __init__(self, manifests: Sequence[Manifest] = (), docs: Sequence[Docs] = ()) -> None:
         self._docs: dict[str, Docs] = {}
-        for m in manifests:
-            if m.name in self._docs:
-                other = self._docs[m.name].manifest.source
+        for entry in [*docs, *(Docs.from_manifest(m) for m in manifests)]:
+            if entry.name in self._docs:
+                other = self._docs[entry.name].source
                 raise ManifestError(
-                    m.source, "name", f"{m.name!r} is also the name of the manifest in {other}"
+                    entry.source,
+                    "name",
+                    f"{entry.name!r} is also the name of the manifest in {other}",
                 )
-            self._docs[m.name] = Docs(m)
+            self._docs[entry.name] = entry
 
     @classmethod
-    def load(cls, paths: Iterable[str | Path]) -> Library:
-        return cls([manifest_io.load(p) for p in paths])
+    def load(cls, paths: Iterable[str | Path], index_dir: Path | None = None) -> Library:
+        """Load manifest files; with `index_dir`, through the on-disk index kept there."""
+        if index_dir is None:
+            return cls([manifest_io.load(p) for p in paths])
+        cache = IndexCache(Path(index_dir), f"pinax-index-{INDEX_FORMAT}")
+        return cls(docs=[open_docs(Path(p), cache) for p in paths])
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -195,54 +283,153 @@ class Library:
             _ = docs.index
 
     def search(
-        self, query: str, limit: int, name: str | None = None
-    ) -> tuple[list[SearchHit], dict]:
-        """Best pages first across the selected manifests, and the words that were corrected."""
-        hits: list[tuple[float, int, int, SearchHit]] = []
-        corrections: dict[str, str] = {}
-        for order, docs in enumerate(self.select(name)):
-            outcome = docs.index.search(query, limit)
-            corrections.update(outcome.corrections)
-            for rank, hit in enumerate(outcome.hits):
-                page = docs.pages[hit.doc]
-                hits.append((-hit.score, rank, order, SearchHit(docs.name, page, hit.score)))
-        hits.sort(key=lambda item: item[:3])
-        # A word one manifest knows was not a typo, even if another manifest corrected it.
+        self, query: str, limit: int, name: str | None = None, explain: bool = False
+    ) -> Found:
+        """Best pages first across the selected manifests (ties: rank, then manifest order).
+
+        A word one manifest knows is not a typo, so no other manifest corrects it."""
         selected = self.select(name)
-        corrections = {
-            word: fixed
-            for word, fixed in corrections.items()
-            if not any(word in docs.index.vocabulary for docs in selected)
-        }
-        return [item[3] for item in hits[:limit]], corrections
+        known: frozenset[str] = frozenset()
+        if len(selected) > 1:
+            written = {w for chunk in chunks(query) for w, _ in chunk_words(chunk)}
+            known = frozenset(w for w in written if any(d.index.knows(w) for d in selected))
+        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None]] = []
+        corrections: dict[str, str] = {}
+        strategy = "bm25"
+        for order, docs in enumerate(selected):
+            index = docs.index
+            plan = index.plan(query, trusted=known)
+            ranked = index.run(plan, limit, explain)
+            if not ranked.docs:
+                continue
+            if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
+                strategy = plan.strategy
+            for word, fixed in plan.corrections.items():
+                corrections.setdefault(word, fixed)
+            details = ranked.explain or [None] * len(ranked.docs)
+            for rank, doc in enumerate(ranked.docs):
+                merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank]))
+        if len(selected) > 1:
+            merged.sort(key=lambda item: item[:3])
+        hits = [
+            SearchHit(docs.name, *docs.pages.row(doc), -negative, detail)
+            for negative, _, _, docs, doc, detail in merged[:limit]
+        ]
+        pages_searched = sum(len(d.pages) for d in selected)
+        return Found(hits, corrections, strategy, pages_searched)
 
     def find_page(self, url: str) -> tuple[Docs, Page] | None:
         for docs in self.all():
-            page = docs.by_url.get(url)
+            page = docs.find(url)
             if page is not None:
                 return docs, page
         return None
 
+    def site_roots(self) -> list[str]:
+        """`scheme://host[:port]` of every URL the manifests name: where get_page may go."""
+        return sorted({root for docs in self.all() for root in docs.site_roots})
+
     def site_urls(self) -> Iterator[str]:
-        """Every URL the manifests name; their origins are where get_page may go."""
+        """Every URL the manifests name (every page of every manifest: prefer `site_roots`)."""
         for docs in self.all():
-            yield docs.manifest.url
+            yield docs.url
             for page in docs.pages:
                 yield page.url
                 if page.markdown_url:
                     yield page.markdown_url
 
     def similar_urls(self, url: str, limit: int = 3) -> list[str]:
-        urls = [p.url for docs in self.all() for p in docs.pages]
-        return closest(url, urls, cutoff=70.0, limit=limit)
+        """Known URLs like a mistyped one: its neighbours in sorted order, and the pages a
+        search for its path's words finds."""
+        candidates: set[str] = set()
+        words = " ".join(chunks(url.partition("://")[2].partition("/")[2]))  # no parsing: any text
+        for docs in self.all():
+            candidates.update(docs.pages.near(url, 10))
+            if words:
+                found = docs.index.run(docs.index.plan(words), 20)
+                candidates.update(docs.pages.url(doc) for doc in found.docs)
+        return closest(url, sorted(candidates), cutoff=70.0, limit=limit)
 
     def describe(self) -> list[dict[str, Any]]:
         return [
-            {
-                "name": d.name,
-                "title": d.manifest.title,
-                "url": d.manifest.url,
-                "pages": len(d.pages),
-            }
+            {"name": d.name, "title": d.title, "url": d.url, "pages": len(d.pages)}
             for d in self.all()
         ]
+
+
+def _handed_over(items: list[str]) -> list[str]:
+    """The items in a new list, the old one emptied: the callee alone holds them (and frees
+    them when done)."""
+    taken = items[:]
+    items.clear()
+    return taken
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def open_docs(path: Path, cache: IndexCache) -> Docs:
+    """A manifest file through the on-disk index: mapped if it exists and is sound, else
+    built from the (validated) manifest and saved for the next start (the index of the
+    manifest's previous content is removed then)."""
+    source = str(path)
+    try:
+        digest = cache.known_hash(path)
+    except OSError:
+        digest = None
+    raw: bytes | None = None
+    previous = None
+    if digest is None:
+        try:
+            before = signature(path)
+            raw = path.read_bytes()
+        except OSError:
+            manifest_io.load(path)  # raises the ManifestError that names the problem
+            raise
+        digest = content_hash(raw, cache.version)
+        previous = cache.recorded_hash(path)
+        if signature(path) == before:
+            cache.remember(path, digest, before)
+    target = cache.index_path(digest)
+    if target.exists():
+        try:
+            arrays, header = load(target)
+            return Docs({**header, "source": source}, arrays)
+        except StoreError as exc:
+            log.warning("index %s is unusable (%s); rebuilding it", target, exc)
+    if raw is None:
+        raw = path.read_bytes()
+    started = time.perf_counter()
+    with _no_gc():
+        manifest = columns_io.loads(raw, source)
+    del raw
+    try:
+        _save(manifest, target)
+    except OSError as exc:
+        log.warning("cannot save the index of %s (%s); keeping it in memory", source, exc)
+        arrays: dict[str, np.ndarray] = {}
+        return Docs(Docs.make(manifest, arrays.__setitem__), arrays)
+    log.info("indexed %s in %.1f s", source, time.perf_counter() - started)
+    del manifest
+    if previous and previous != digest:
+        with contextlib.suppress(OSError):  # still mapped elsewhere, or gone: no matter
+            cache.index_path(previous).unlink(missing_ok=True)
+    arrays, header = load(target)  # serve from the mapping: only touched pages stay in memory
+    return Docs({**header, "source": source}, arrays)
+
+
+def _save(manifest: ManifestColumns, target: Path) -> None:
+    writer = Writer(target)
+    try:
+        writer.commit(Docs.make(manifest, writer.add))
+    except BaseException:
+        writer.abort()
+        raise

@@ -7,12 +7,15 @@ result. Arguments arrive as a model or a shell sent them, so every one is checke
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
+from pinax.index import confidence
 from pinax.library import Docs, Library, did_you_mean
 from pinax.manifest import Page
 from pinax.pages.budget import (
@@ -24,7 +27,9 @@ from pinax.pages.budget import (
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
 from pinax.pages.policy import AddressPolicy, UrlPolicy, origin_of, site_origins
-from pinax.pages.reader import PageReader
+
+if TYPE_CHECKING:
+    from pinax.pages.reader import PageReader
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
@@ -34,6 +39,8 @@ MAX_SECTION_LIMIT = 1000
 MAX_URL_LENGTH = 4096
 MAX_HEADING_LENGTH = 500
 MAX_CURSOR_LENGTH = 200
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class Tools:
@@ -57,20 +64,28 @@ class Tools:
         ttl: float | None = None,
         ttls: Mapping[str, float] | None = None,
         allow_private: Iterable[str] = (),
+        read_pages: bool = True,
     ) -> Tools:
-        """Load manifests and wire get_page to their sites, with a page cache in `cache_dir`.
+        """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
+        get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
+        false: searching needs no HTTP client).
 
         A page stays fresh for `ttls[name]` of its manifest, else the manifest's own `ttl`,
         else `ttl` (default one day). get_page connects only to public addresses, plus the
         networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
         allowance.
         """
-        addresses = AddressPolicy.from_env(allow_private)
-        library = Library.load(manifests)
+        folder = cache_dir or default_cache_dir()
+        library = Library.load(manifests, index_dir=folder / "indexes")
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
-        policy = UrlPolicy(site_origins(library.site_urls()), addresses)
-        cache = PageCache(cache_dir or default_cache_dir(), DEFAULT_TTL if ttl is None else ttl)
+        if not read_pages:
+            return cls(library, None, ttls)
+        from pinax.pages.reader import PageReader
+
+        addresses = AddressPolicy.from_env(allow_private)
+        policy = UrlPolicy(site_origins(library.site_roots()), addresses)
+        cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
         return cls(library, PageReader(policy, cache), ttls)
 
     def list_docs(self) -> dict[str, Any]:
@@ -91,22 +106,43 @@ class Tools:
         return {"sections": merged}
 
     def search_pages(
-        self, query: Any, limit: Any = DEFAULT_LIMIT, docs: Any = None
+        self,
+        query: Any,
+        limit: Any = DEFAULT_LIMIT,
+        docs: Any = None,
+        explain: Any = False,
+        threshold: Any = None,
     ) -> dict[str, Any]:
+        started = time.perf_counter()
         text = _text(query, "query", MAX_QUERY_LENGTH)
         count = _bounded_int(limit, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
         name = _docs_name(docs)
-        hits, corrections = self.library.search(text, count, name)
+        detailed = _flag(explain, "explain")
+        minimum = _fraction(threshold, "threshold")
+        found = self.library.search(text, count, name, explain=detailed)
         results = []
-        for hit in hits:
-            row = _page_row(hit.page)
-            row["score"] = hit.score
+        for hit in found.hits:
+            if hit.score < minimum:
+                break
+            row: dict[str, Any] = {
+                "url": hit.url,
+                "title": hit.title,
+                "section": hit.section,
+                "score": hit.score,
+                "confidence": confidence(hit.score),
+            }
             if name is None:
                 row["docs"] = hit.docs
+            if detailed:
+                row["explain"] = hit.explain
             results.append(row)
         answer: dict[str, Any] = {"query": text, "results": results}
-        if corrections:
-            answer["did_you_mean"] = " ".join(corrections.get(w.lower(), w) for w in text.split())
+        did_you_mean = found.did_you_mean(text)
+        if did_you_mean:
+            answer["did_you_mean"] = did_you_mean
+        answer["strategy"] = found.strategy
+        answer["pages_searched"] = found.pages_searched
+        answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
         return answer
 
     def get_section_pages(
@@ -117,27 +153,32 @@ class Tools:
         count = _bounded_int(limit, "limit", 1, MAX_SECTION_LIMIT, DEFAULT_SECTION_LIMIT)
         start = _bounded_int(offset, "offset", 0, 10**9, 0)
         selected = self.library.select(name)
-        rows = []
+        listed = []
         matched = set()
         for entry in selected:
             found, pages = entry.section_pages(prefix)
             if pages:
                 matched.add(found)
-            for page in pages:
-                row = _page_row(page)
-                if name is None:
-                    row["docs"] = entry.name
-                rows.append(row)
-        if not rows:
+                listed.append((entry, pages))
+        total = sum(len(pages) for _, pages in listed)
+        if not total:
             folders = {f for entry in selected for f in entry.folders}
             where = f" in {name}" if name else ""
             raise NotFound(f"no section {prefix!r}{where}{did_you_mean(prefix, folders)}")
-        window = rows[start : start + count]
+        window = []  # only the pages shown are made (a section may hold a million)
+        skip = start
+        for entry, pages in listed:
+            for page in pages[skip : skip + count - len(window)]:
+                row = _page_row(page)
+                if name is None:
+                    row["docs"] = entry.name
+                window.append(row)
+            skip = max(0, skip - len(pages))
         shown = matched.pop() if len(matched) == 1 else prefix
-        answer: dict[str, Any] = {"section": shown, "total": len(rows), "pages": window}
+        answer: dict[str, Any] = {"section": shown, "total": total, "pages": window}
         if name is not None:
             answer = {"docs": name, **answer}
-        if start + count < len(rows):
+        if start + count < total:
             answer["truncated"] = True
             answer["next_offset"] = start + count
         return answer
@@ -195,12 +236,10 @@ class Tools:
                 origin = origin_of(url)
             except ValueError:  # not a URL: the page reader refuses it
                 return None
-            docs = next(
-                (d for d in self.library.all() if origin_of(d.manifest.url) == origin), None
-            )
+            docs = next((d for d in self.library.all() if origin_of(d.url) == origin), None)
         if docs is None:
             return None
-        return self.ttls.get(docs.name, docs.manifest.ttl)
+        return self.ttls.get(docs.name, docs.ttl)
 
 
 def _page_row(page: Page) -> dict[str, Any]:
@@ -219,9 +258,9 @@ def _text(value: Any, name: str, max_length: int) -> str:
         raise InvalidArgs(f"{name} must not be empty")
     if len(text) > max_length:
         raise InvalidArgs(f"{name} is {len(text)} characters long; the limit is {max_length}")
-    if any((ord(c) < 32 and c not in "\t\n\r") or c == "\x7f" for c in text):
+    if _CONTROL.search(text):
         raise InvalidArgs(f"{name} contains control characters")
-    if any("\ud800" <= c <= "\udfff" for c in text):
+    if _SURROGATE.search(text):
         raise InvalidArgs(f"{name} contains lone surrogates (not valid Unicode text)")
     return text
 
@@ -238,6 +277,30 @@ def _bounded_int(value: Any, name: str, low: int, high: int, default: int) -> in
     if not low <= number <= high:
         raise InvalidArgs(f"{name} must be between {low} and {high} (got {number})")
     return number
+
+
+def _flag(value: Any, name: str) -> bool:
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise InvalidArgs(f"{name} must be true or false, got {_kind(value)}")
+
+
+def _fraction(value: Any, name: str) -> float:
+    if value is None:
+        return 0.0
+    number = value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            number = value
+    if isinstance(number, bool) or not isinstance(number, int | float):
+        raise InvalidArgs(f"{name} must be a number between 0 and 1, got {_kind(value)}")
+    if not 0.0 <= number <= 1.0:
+        raise InvalidArgs(f"{name} must be between 0 and 1 (got {number})")
+    return float(number)
 
 
 def _docs_name(value: Any) -> str | None:

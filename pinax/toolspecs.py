@@ -249,10 +249,26 @@ SEARCH_PAGES = ToolSpec(
                     "maximum": 1,
                     "description": "Relevance, comparable across documentation sets",
                 },
+                confidence={
+                    "type": "string",
+                    "enum": ["high", "medium", "low"],
+                    "description": "high: score >= 0.8, medium: >= 0.6, else low",
+                },
                 docs=DOCS_OF_ROW,
+                explain=_object(
+                    "With explain: the matched terms (per field), boosts and reference score"
+                ),
             ),
         ),
         did_you_mean=_string("The query with misspelt words corrected, when any were"),
+        strategy={
+            "type": "string",
+            "enum": ["bm25", "fuzzy", "substring"],
+            "description": "bm25: words as typed; fuzzy: some corrected or completed; "
+            "substring: found inside longer words",
+        },
+        pages_searched=_integer("How many pages the search covered", minimum=0),
+        latency_ms={"type": "number", "minimum": 0, "description": "Search time, milliseconds"},
     ),
 )
 

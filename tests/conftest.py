@@ -27,6 +27,19 @@ def shared_path(*parts: str) -> Path:
     return path
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep every test (and the commands it runs) out of the user's cache folder, where the
+    CLI keeps page caches and on-disk indexes."""
+    saved = os.environ.get("PINAX_CACHE_DIR")
+    os.environ["PINAX_CACHE_DIR"] = str(tmp_path_factory.mktemp("pinax-cache"))
+    yield
+    if saved is None:
+        os.environ.pop("PINAX_CACHE_DIR", None)
+    else:
+        os.environ["PINAX_CACHE_DIR"] = saved
+
+
 @pytest.fixture
 def shared() -> Path:
     return shared_path()

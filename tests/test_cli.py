@@ -34,10 +34,9 @@ def test_search_prints_a_table() -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert len(lines) == 6
-    assert (
-        lines[0].endswith("useRef")
-        and lines[1].strip() == "https://react.dev/reference/react/useRef"
-    )
+    assert lines[0].endswith("Manipulating the DOM with Refs")
+    assert lines[1].strip() == "https://react.dev/learn/manipulating-the-dom-with-refs"
+    assert lines[3].strip() == "https://react.dev/reference/react/useRef"
 
 
 def test_search_json() -> None:

@@ -1,0 +1,341 @@
+"""Search speed, memory and scale: Pinax beside rank-bm25's `get_scores` at the same size.
+
+    python bench/bench_search.py                # MDN (14,592 real pages), 10k and 100k pages
+    python bench/bench_search.py --million      # and 1,000,000 pages (minutes; ~2 GB disk)
+    python bench/bench_search.py --sizes 10000 --skip-mcp --skip-baseline
+
+Synthetic manifests come from bench/synth_manifest.py (real titles' vocabulary and URL
+shapes), generated once into --data (default /tmp/pinax-bench). Queries are the DEV queries of
+every corpus (the clean sets) and the edited queries of the typo sets. Each size runs in fresh
+processes so that memory figures are its own:
+
+- build: manifest JSON -> validated manifest -> page table + index -> saved index file
+  (time, peak RSS of the process, file size);
+- restart: a new process opening the manifest through the saved index (time, RSS);
+- search_pages as a function call (`Tools.search_pages`, validation and result rows included):
+  p50/p99 for clean and for typo queries, RSS after all of them;
+- rank-bm25 `BM25Okapi.get_scores` over the same pages (URL path + title + section tokens),
+  on a sample of the clean queries, in its own process;
+- `pinax serve` spawn-to-initialize with the saved index, and for 100k the p50/p99 of
+  `tools/call search_pages` over stdio from a real `mcp.Client` (warm server);
+- batch `pinax search` with the MDN DEV queries on stdin, start-up included.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
+CORPORA = SHARED / "corpora"
+MCP_CALLS = 400
+PASSES = 3  # search timings: the first pass as it comes, and each query's best of the passes
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def rss_mb() -> float:
+    """Resident memory now (VmRSS), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def queries() -> tuple[list[str], list[str]]:
+    """(clean DEV queries of every corpus, edited queries of the typo sets)."""
+    clean, typo = [], []
+    for path in sorted((CORPORA / "eval").glob("*.dev.jsonl")):
+        clean += [json.loads(line)["query"] for line in path.read_text().splitlines() if line]
+    for path in sorted((CORPORA / "eval").glob("*.dev.typo.jsonl")):
+        for line in path.read_text().splitlines():
+            row = json.loads(line) if line else None
+            if row and row["query"] != row["original"]:
+                typo.append(row["query"])
+    return clean, typo
+
+
+def manifest_for(size: str, data: Path) -> Path:
+    if size == "mdn":
+        return CORPORA / "manifests" / "mdn.json"
+    from synth_manifest import ensure
+
+    return ensure(int(size), data)
+
+
+# ---------------------------------------------------------------------------------------------
+# Workers (each in its own process)
+
+
+def work_build(manifest: Path, cache: Path) -> dict:
+    """Build the index file from JSON, as a first start does."""
+    from pinax.library import Library
+
+    started = time.perf_counter()
+    library = Library.load([manifest], index_dir=cache)
+    seconds = time.perf_counter() - started
+    files = list(cache.glob("*.pxi"))
+    return {
+        "build_s": seconds,
+        "build_peak_mb": peak_mb(),
+        "index_mb": sum(f.stat().st_size for f in files) / 2**20,
+        "pages": len(library.all()[0].pages),
+    }
+
+
+def work_search(manifest: Path, cache: Path) -> dict:
+    """Restart through the saved index, then time search_pages calls."""
+    started = time.perf_counter()
+    from pinax.library import Library
+    from pinax.tools import Tools
+
+    library = Library.load([manifest], index_dir=cache)
+    loaded = time.perf_counter() - started
+    load_rss = rss_mb()
+    tools = Tools(library)
+    clean, typo = queries()
+    for q in clean[:50]:  # warm the caches of the code path, not of the answers
+        tools.search_pages(q)
+    result = {"load_s": loaded, "load_rss_mb": load_rss}
+    for label, batch in (("clean", clean), ("typo", typo)):
+        passes = []
+        for _ in range(PASSES):
+            times = []
+            for q in batch:
+                t = time.perf_counter()
+                tools.search_pages(q)
+                times.append((time.perf_counter() - t) * 1000)
+            passes.append(times)
+        best = [min(each) for each in zip(*passes, strict=True)]
+        result[f"{label}_n"] = len(batch)
+        result[f"{label}_p50"] = percentile(passes[0], 0.5)
+        result[f"{label}_p99"] = percentile(passes[0], 0.99)
+        result[f"{label}_best_p50"] = percentile(best, 0.5)
+        result[f"{label}_best_p99"] = percentile(best, 0.99)
+    result["serving_rss_mb"] = rss_mb()
+    return result
+
+
+def calibration() -> float:
+    """Milliseconds this machine takes for `sum(range(10**7))` (best of 3), to compare runs
+    on different or busy machines (a typical recent desktop: about 80 ms)."""
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        sum(range(10**7))
+        best = min(best, time.perf_counter() - t)
+    return best * 1000
+
+
+def work_baseline(manifest: Path, sample: int) -> dict:
+    """rank-bm25 over the same pages, on a sample of the clean queries."""
+    import re
+    from urllib.parse import urlsplit
+
+    from rank_bm25 import BM25Okapi
+
+    def plain(text: str) -> list[str]:
+        return re.findall(r"[a-z0-9]+", text.lower())
+
+    pages = json.loads(manifest.read_text())["pages"]
+    started = time.perf_counter()
+    bm25 = BM25Okapi(
+        [plain(urlsplit(p["url"]).path) + plain(p["title"]) + plain(p["section"]) for p in pages]
+    )
+    built = time.perf_counter() - started
+    del pages
+    clean, _ = queries()
+    step = max(1, len(clean) // sample)
+    times = []
+    for q in clean[::step][:sample]:
+        t = time.perf_counter()
+        bm25.get_scores(plain(q))
+        times.append((time.perf_counter() - t) * 1000)
+    return {
+        "bm25_build_s": built,
+        "bm25_p50": percentile(times, 0.5),
+        "bm25_p99": percentile(times, 0.99),
+        "bm25_n": len(times),
+        "bm25_peak_mb": peak_mb(),
+    }
+
+
+def run_worker(kind: str, *args: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, __file__, "--worker", kind, *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode:
+        sys.exit(f"worker {kind} failed:\n{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Through processes: pinax serve over stdio, batch pinax search
+
+
+def serve_params(manifest: Path, cache_root: Path):  # type: ignore[no-untyped-def]
+    from mcp import StdioServerParameters
+
+    args = ["-m", "pinax", "serve", "--cache-dir", str(cache_root), "--docs", str(manifest)]
+    env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")}
+    return StdioServerParameters(command=sys.executable, args=args, env=env)
+
+
+async def spawn_to_initialize(manifest: Path, cache_root: Path) -> float:
+    from mcp import Client
+
+    started = time.perf_counter()
+    async with Client(serve_params(manifest, cache_root), mode="legacy"):
+        return time.perf_counter() - started
+
+
+async def mcp_latency(manifest: Path, cache_root: Path, calls: int) -> dict:
+    from mcp import Client
+
+    clean, typo = queries()
+    mixed = (clean[::3] + typo[::3])[:calls]
+    async with Client(serve_params(manifest, cache_root), mode="legacy") as client:
+        for q in mixed[:30]:
+            await client.call_tool("search_pages", {"query": q})
+        times = []
+        for q in mixed:
+            t = time.perf_counter()
+            result = await client.call_tool("search_pages", {"query": q})
+            times.append((time.perf_counter() - t) * 1000)
+            assert not result.is_error, result
+    return {
+        "mcp_n": len(times),
+        "mcp_p50": percentile(times, 0.5),
+        "mcp_p99": percentile(times, 0.99),
+    }
+
+
+def batch_search(manifest: Path, cache_root: Path) -> dict:
+    lines = [
+        json.loads(x)["query"]
+        for x in (CORPORA / "eval" / "mdn.dev.jsonl").read_text().splitlines()
+        if x
+    ]
+    env = {**os.environ, "PINAX_CACHE_DIR": str(cache_root), "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "pinax", "search", "--docs", str(manifest)]
+    subprocess.run(command, input="warm\n", capture_output=True, text=True, env=env, check=True)
+    started = time.perf_counter()
+    done = subprocess.run(
+        command, input="\n".join(lines) + "\n", capture_output=True, text=True, env=env, check=True
+    )
+    seconds = time.perf_counter() - started
+    answered = sum(1 for line in done.stdout.splitlines() if '"results"' in line)
+    return {"batch_queries": len(lines), "batch_answered": answered, "batch_s": seconds}
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--million", action="store_true", help="also run 1,000,000 pages")
+    parser.add_argument(
+        "--sizes", help="comma-separated: mdn and page counts (default mdn,10000,100000)"
+    )
+    parser.add_argument("--data", type=Path, default=Path("/tmp/pinax-bench"))
+    parser.add_argument("--skip-mcp", action="store_true")
+    parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--baseline-sample", type=int, default=40)
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        kind, *rest = args.worker
+        if kind == "build":
+            result = work_build(Path(rest[0]), Path(rest[1]))
+        elif kind == "search":
+            result = work_search(Path(rest[0]), Path(rest[1]))
+        else:
+            result = work_baseline(Path(rest[0]), int(rest[1]))
+        print(json.dumps(result))
+        return
+
+    import shutil
+
+    import anyio
+
+    sizes = (args.sizes or "mdn,10000,100000").split(",")
+    if args.million and "1000000" not in sizes:
+        sizes.append("1000000")
+    clean, typo = queries()
+    print(f"# queries: {len(clean)} clean DEV queries, {len(typo)} edited typo queries")
+    print(f"# machine: sum(range(10**7)) in {calibration():.0f} ms, load {os.getloadavg()}\n")
+    rows = []
+    for size in sizes:
+        manifest = manifest_for(size, args.data)
+        cache_root = args.data / f"cache-{size}"
+        shutil.rmtree(cache_root, ignore_errors=True)
+        index_dir = cache_root / "indexes"
+        row = {"size": size}
+        row.update(run_worker("build", str(manifest), str(index_dir)))
+        row.update(run_worker("search", str(manifest), str(index_dir)))
+        if not args.skip_baseline:
+            row.update(run_worker("baseline", str(manifest), str(args.baseline_sample)))
+        spawns = [anyio.run(spawn_to_initialize, manifest, cache_root) for _ in range(3)]
+        row["spawn_init_s"] = statistics.median(spawns)
+        if not args.skip_mcp and size == "100000":
+            row.update(anyio.run(mcp_latency, manifest, cache_root, MCP_CALLS))
+        if size == "mdn":
+            row.update(batch_search(manifest, cache_root))
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    report(rows)
+
+
+def report(rows: list[dict]) -> None:
+    print(
+        "\n| pages | build s | build peak MB | index MB | restart s | RSS after load MB "
+        "| p50 ms | p99 ms | typo p50 ms | typo p99 ms | best-of-3 p50/p99 | typo best-of-3 "
+        "| serving RSS MB | rank-bm25 p50 ms | rank-bm25 p99 ms | spawn->init s |"
+    )
+    print("|---" * 16 + "|")
+    for r in rows:
+        bm25 = f"{r['bm25_p50']:.2f} | {r['bm25_p99']:.2f}" if "bm25_p50" in r else "- | -"
+        print(
+            f"| {r['pages']:,} ({r['size']}) | {r['build_s']:.2f} | {r['build_peak_mb']:.0f} "
+            f"| {r['index_mb']:.0f} | {r['load_s']:.3f} | {r['load_rss_mb']:.0f} "
+            f"| {r['clean_p50']:.3f} | {r['clean_p99']:.3f} | {r['typo_p50']:.3f} "
+            f"| {r['typo_p99']:.3f} | {r['clean_best_p50']:.3f} / {r['clean_best_p99']:.3f} "
+            f"| {r['typo_best_p50']:.3f} / {r['typo_best_p99']:.3f} "
+            f"| {r['serving_rss_mb']:.0f} | {bm25} | {r['spawn_init_s']:.2f} |"
+        )
+    for r in rows:
+        if "mcp_p50" in r:
+            print(
+                f"\nMCP tools/call search_pages over stdio at {r['pages']:,} pages: "
+                f"p50 {r['mcp_p50']:.2f} ms, p99 {r['mcp_p99']:.2f} ms ({r['mcp_n']} calls)"
+            )
+        if "batch_s" in r:
+            print(
+                f"\nbatch `pinax search` of the MDN DEV set: {r['batch_answered']}/"
+                f"{r['batch_queries']} queries in {r['batch_s']:.2f} s, start-up included"
+            )
+
+
+if __name__ == "__main__":
+    main()

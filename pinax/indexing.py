@@ -1,0 +1,399 @@
+"""Building a search index: from a manifest's pages to BM25F postings in numpy arrays.
+
+A page is found by six fields, weighted as measured on the DEV retrieval sets (see
+bench/eval_search.py): title and URL slug 1.0 each, section (plus group) 0.5, description 0.5,
+the titles of the pages one URL level below it 0.2, and its title's phrases (adjacent pairs of
+content words, terms of their own that queries look up at a fifth of a word's weight).
+BM25F sums the weighted, length-normalised frequencies of a term over the fields and
+saturates once; as that depends only on the page, each posting's final weight (IDF and a
+small prior for shallow pages included) is computed here, once.
+
+The build works field by field over all pages, so a million pages take seconds: texts are cut
+into chunks by one regular expression each, only distinct chunks are analysed (identifier
+parts, stems), and everything after that (tokens per page, field lengths, phrases, the
+children field, the postings) is numpy: one sort of packed 64-bit keys (term, page, field,
+half weight) turns the token lists into postings.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from collections.abc import Iterable, Sequence
+from urllib.parse import unquote
+
+import numpy as np
+
+from pinax.columns import PageColumns
+from pinax.pagetable import raw_path
+from pinax.tokens import MAX_TOKEN_LENGTH, PART_WEIGHT, STOP_WORDS, chunks, split_chunk, stemmer
+from pinax.vocabulary import build_words, sorted_strings
+
+FIELDS = ("title", "slug", "section", "description", "children", "phrase")
+FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0)
+K1 = 1.2
+B = 0.75
+DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
+FORMAT = 1  # bump when the arrays or what they mean change (tokens, fields, weights)
+IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
+IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
+BLOCK = 1 << 21  # entries worked through at a time while making postings
+
+
+def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
+    """BM25 inverse document frequency, in its always-positive form (Lucene's)."""
+    return np.log1p((size - df + 0.5) / (df + 0.5))
+
+
+def relative(path: str, base_path: str) -> str:
+    if base_path and (path == base_path or path.startswith(base_path + "/")):
+        return path[len(base_path) :]
+    return path
+
+
+def page_path(url: str, base_path: str, path: str | None = None) -> str:
+    """A page's URL path (`path` if known), decoded, trailing slashes trimmed, the base path
+    left out."""
+    if path is None:
+        path = raw_path(url)
+    if "%" in path:
+        path = unquote(path)
+    return relative(path.rstrip("/"), base_path)
+
+
+def section_text(section: str, group: str | None, base_path: str) -> str:
+    text = relative(section, base_path)
+    return f"{text} {group}" if group else text
+
+
+def content_key(stems: Iterable[str]) -> int:
+    """A fingerprint of a set of stems (the sum of their CRC-32s): a query whose content words
+    are exactly a title's shares the title's key."""
+    return sum(zlib.crc32(s.encode()) for s in set(stems)) & 0xFFFFFFFF
+
+
+def depth_prior(depths: np.ndarray) -> np.ndarray:
+    """How much a page's depth below the base path leaves of its weights."""
+    return 1.0 / (1.0 + DEPTH_PENALTY * depths.astype(np.float64))
+
+
+class _Chunks:
+    """Distinct chunks and what they analyse to, as flat arrays indexed by chunk id."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
+        self.words: dict[str, int] = {}  # written word -> term id
+        self.plain: set[str] = set()  # written words that are not joined identifiers
+        self._stem = stemmer()
+
+    def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Chunk ids of many texts, concatenated, and how many chunks each text has (each
+        distinct text is cut into chunks once)."""
+        distinct: dict[str, int] = {}
+        which = np.fromiter((distinct.setdefault(t, len(distinct)) for t in texts), dtype=np.int64)
+        lists = [chunks(t) for t in distinct]
+        ids = self.ids
+        numbered = np.fromiter(
+            (ids.setdefault(c, len(ids)) for c in itertools.chain.from_iterable(lists)),
+            dtype=np.int64,
+        )
+        per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        starts = np.cumsum(per_text) - per_text
+        return numbered[_ragged(starts[which], per_text[which])], per_text[which]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Analyse every numbered chunk, in one batch: the flat arrays, by chunk id."""
+        splits = [split_chunk(c) for c in self.ids]
+        count = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
+        written = [word for split in splits for word, _ in split]
+        total = len(written)
+        half = np.fromiter((w < 1.0 for split in splits for _, w in split), dtype=bool, count=total)
+        words, terms = self.words, self.terms
+        for word in dict.fromkeys(written):
+            if word not in words:
+                words[word] = terms.setdefault(self._stem(word), len(terms))
+        term = np.fromiter(map(words.__getitem__, written), dtype=np.int32, count=total)
+        stop = np.fromiter((w in STOP_WORDS for w in written), dtype=bool, count=total)
+        owner = np.repeat(np.arange(len(splits)), count)  # the chunk of each token
+        self.plain.update(itertools.compress(written, half | (count == 1)[owner]))
+        weight = np.where(half, PART_WEIGHT, 1.0)
+        weight[stop] = 0.0
+        full = ~half & ~stop
+        full_count = np.bincount(owner[full], minlength=len(splits))
+        return {
+            "start": np.concatenate([[0], np.cumsum(count)]),
+            "count": count,
+            "term": term,
+            "half": half.astype(np.int8),
+            "length": np.bincount(owner, weights=weight, minlength=len(splits)),
+            "full_start": np.concatenate([[0], np.cumsum(full_count)]),
+            "full_count": full_count,
+            "full": term[full],
+        }
+
+
+class _Field:
+    """One field's tokens over all pages: term ids, half-weight flags, page of each token,
+    and each page's length in the field."""
+
+    def __init__(self, term: np.ndarray, half: np.ndarray, doc: np.ndarray, lengths: np.ndarray):
+        self.term, self.half, self.doc, self.lengths = term, half, doc, lengths
+
+
+def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values (sorted) and, for each value, the position of its distinct value:
+    `np.unique(..., return_inverse=True)` by one sort, much faster for large int arrays."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    new = np.empty(len(values), dtype=bool)
+    new[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    inverse = np.empty(len(values), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return ordered[new], inverse
+
+
+def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Positions start[i] .. start[i] + count[i] - 1 for every i, concatenated."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return np.repeat(starts - (ends - counts), counts) + np.arange(total)
+
+
+def _field(
+    found: dict[str, np.ndarray],
+    ids: np.ndarray,
+    per_text: np.ndarray,
+    pages: np.ndarray,
+    size: int,
+) -> _Field:
+    """The field of texts `pages[i]` made of chunks `ids` (`per_text[i]` of them each)."""
+    chunk_page = np.repeat(pages, per_text)
+    counts = found["count"][ids]
+    at = _ragged(found["start"][ids], counts)
+    lengths = np.bincount(chunk_page, weights=found["length"][ids], minlength=size)
+    doc = np.repeat(chunk_page, counts).astype(np.int32)
+    return _Field(found["term"][at], found["half"][at], doc, lengths)
+
+
+def build(
+    pages: PageColumns, base_path: str = "", paths: list[str] | None = None
+) -> dict[str, np.ndarray]:
+    """The arrays of a search index over a manifest's pages (see `SearchIndex` for each);
+    `paths` are their `page_path`s if the caller has them already."""
+    size = len(pages)
+    every = np.arange(size, dtype=np.int64)
+    if paths is None:
+        paths = [page_path(u, base_path) for u in pages.url]
+    sections: dict[str, int] = {}
+    section_of = np.array(
+        [
+            sections.setdefault(section_text(s, g, base_path), len(sections))
+            for s, g in zip(pages.section, pages.group, strict=True)
+        ],
+        dtype=np.int64,
+    )
+    described = [i for i, d in enumerate(pages.description) if d]
+    depths = np.array([min(255, p.count("/")) for p in paths], dtype=np.uint8)
+    analysis = _Chunks()
+    title_ids, title_n = analysis.number(pages.title)
+    slug_ids, slug_n = analysis.number(p.rpartition("/")[2] for p in paths)
+    del paths
+    section_ids, section_n = analysis.number(sections)
+    text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
+    found = analysis.arrays()
+
+    fields = [_field(found, title_ids, title_n, every, size)]
+    fields.append(_field(found, slug_ids, slug_n, every, size))
+    rows = _field(found, section_ids, section_n, np.arange(len(sections)), len(sections))
+    fields.append(_spread(rows, section_of, size))
+    fields.append(_field(found, text_ids, text_n, np.array(described, dtype=np.int64), size))
+    fields.append(_children(pages.url, fields[0]))
+    stems, stem_page = _full_stems(found, title_ids, title_n, every)
+    del found, title_ids, slug_ids, section_ids, text_ids, rows, section_of
+    fields.append(_phrases(analysis, stems, stem_page, size))
+    title_keys = _title_keys(analysis, stems, stem_page, size)
+    del stems, stem_page
+    arrays = _postings(analysis, fields, size, depth_prior(depths))
+    arrays["title_key"] = title_keys
+    arrays["doc_depth"] = depths
+    return arrays
+
+
+def _spread(rows: _Field, row_of: np.ndarray, size: int) -> _Field:
+    """A field shared by many pages (their section): each page gets its row's tokens."""
+    order = np.argsort(rows.doc, kind="stable")
+    term, half, row = rows.term[order], rows.half[order], rows.doc[order]
+    per_row = np.bincount(row, minlength=len(rows.lengths))
+    starts = np.concatenate([[0], np.cumsum(per_row)[:-1]])
+    counts = per_row[row_of]
+    at = _ragged(starts[row_of], counts)
+    doc = np.repeat(np.arange(size, dtype=np.int32), counts)
+    return _Field(term[at], half[at], doc, rows.lengths[row_of])
+
+
+def _children(urls: Sequence[str], titles: _Field) -> _Field:
+    """The children field: every title's tokens, filed under the page one URL level up."""
+    by_url = {u.rstrip("/"): i for i, u in enumerate(urls)}
+    parent = np.full(len(urls), -1, dtype=np.int64)
+    for doc, url in enumerate(urls):
+        head, _, tail = url.rstrip("/").rpartition("/")
+        if tail and not head.endswith("/"):
+            parent[doc] = by_url.get(head, -1)
+    del by_url
+    parent[parent == np.arange(len(urls))] = -1
+    keep = parent[titles.doc] >= 0
+    has_parent = parent >= 0
+    lengths = np.bincount(
+        parent[has_parent], weights=titles.lengths[has_parent], minlength=len(urls)
+    )
+    doc = parent[titles.doc[keep]].astype(np.int32)
+    return _Field(titles.term[keep], titles.half[keep], doc, lengths)
+
+
+def _full_stems(
+    found: dict[str, np.ndarray], ids: np.ndarray, per_text: np.ndarray, pages: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The full-weight content stems of texts, in order, and the page of each."""
+    chunk_page = np.repeat(pages, per_text)
+    counts = found["full_count"][ids]
+    stems = found["full"][_ragged(found["full_start"][ids], counts)].astype(np.int64)
+    return stems, np.repeat(chunk_page, counts)
+
+
+def _phrases(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) -> _Field:
+    """The phrase field: each title's adjacent content stems, as terms `a b`."""
+    texts = list(analysis.terms)
+    lengths = np.array([len(t) for t in texts], dtype=np.int64)
+    a, b = stems[:-1], stems[1:]
+    keep = (page[:-1] == page[1:]) & (lengths[a] + lengths[b] < MAX_TOKEN_LENGTH)
+    a, b, doc = a[keep], b[keep], page[:-1][keep]
+    pairs, which = distinct(a * len(texts) + b)
+    ids = [
+        analysis.terms.setdefault(
+            f"{texts[p // len(texts)]} {texts[p % len(texts)]}", len(analysis.terms)
+        )
+        for p in pairs.tolist()
+    ]
+    term = np.array(ids, dtype=np.int32)[which] if len(ids) else np.zeros(0, dtype=np.int32)
+    lengths = np.bincount(doc, minlength=size).astype(np.float64)
+    return _Field(term, np.zeros(len(term), dtype=np.int8), doc.astype(np.int32), lengths)
+
+
+def _title_keys(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) -> np.ndarray:
+    """`content_key` of every title, from the title's distinct content stems."""
+    texts = list(analysis.terms)
+    crc = np.zeros(len(texts), dtype=np.float64)
+    pairs, _ = distinct(page * len(crc) + stems)
+    used = distinct(pairs % len(crc))[0]
+    crc[used] = [zlib.crc32(texts[t].encode()) for t in used.tolist()]
+    total = np.bincount(pairs // len(crc), weights=crc[pairs % len(crc)], minlength=size)
+    return (total.astype(np.uint64) & 0xFFFFFFFF).astype(np.uint32)
+
+
+def _postings(
+    analysis: _Chunks, fields: list[_Field], size: int, prior: np.ndarray
+) -> dict[str, np.ndarray]:
+    ordered_terms = sorted(analysis.terms)
+    rank = np.empty(len(ordered_terms), dtype=np.int64)
+    rank[[analysis.terms[t] for t in ordered_terms]] = np.arange(len(ordered_terms))
+
+    lengths = np.stack([f.lengths for f in fields]) if size else np.zeros((len(FIELDS), 0))
+    averages = np.maximum(lengths.mean(axis=1) if size else np.ones(len(FIELDS)), 1e-9)
+    # What one occurrence weighs in each field of each page: field weight / length norm.
+    scale = np.asarray(FIELD_WEIGHTS)[:, None] / ((1.0 - B) + B * lengths / averages[:, None])
+    scale = scale.astype(np.float32).ravel()
+    del lengths
+    doc_bits = max(1, size.bit_length())
+    key = np.empty(sum(len(f.term) for f in fields), dtype=np.int64)
+    at = 0
+    for i in range(len(fields)):
+        f = fields[i]
+        part = key[at : at + len(f.term)]
+        np.take(rank, f.term, out=part)
+        part <<= doc_bits + 4
+        part |= (f.doc.astype(np.int64) << 4) | ((i << 1) | f.half.astype(np.int64))
+        at += len(f.term)
+        fields[i] = None  # type: ignore[call-overload]  # free each field once packed
+    key.sort()
+    # One posting per (term, page): where a run of equal keys without the field bits starts.
+    # Worked through in blocks, to keep temporary arrays small.
+    total = len(key)
+    new = np.empty(total, dtype=bool)
+    new[:1] = True
+    part = np.empty(total, dtype=np.float32)
+    page = (1 << doc_bits) - 1
+    for a in range(0, total, BLOCK):
+        b = min(total, a + BLOCK)
+        block = key[a:b]
+        if b > a + 1:
+            np.not_equal(block[1:] >> 4, block[:-1] >> 4, out=new[a + 1 : b])
+        if a:
+            new[a] = key[a] >> 4 != key[a - 1] >> 4
+        place = ((block >> 1) & 7) * size + ((block >> 4) & page)  # (field, page) in `scale`
+        part[a:b] = scale[place]
+        part[a:b][(block & 1).astype(bool)] *= PART_WEIGHT
+    del scale
+    first = np.flatnonzero(new)
+    del new
+    heads = key[first]
+    del key
+    post_term = (heads >> (doc_bits + 4)).astype(np.int32)
+    post_doc = ((heads >> 4) & page).astype(np.int32)
+    del heads
+    tf = np.add.reduceat(part, first).astype(np.float64) if len(first) else part.astype(float)
+    del part, first
+
+    df = np.bincount(post_term, minlength=len(ordered_terms))
+    term_idf = idf(df.astype(np.float64), size)
+    saturated = term_idf[post_term] * tf * (K1 + 1) / (K1 + tf)
+    post_weight = (saturated * prior[post_doc]).astype(np.float32)
+    post_start = np.zeros(len(ordered_terms) + 1, dtype=np.int64)
+    np.cumsum(df, out=post_start[1:])
+    term_max = np.zeros(len(ordered_terms), dtype=np.float32)
+    if len(post_weight):
+        used = df > 0
+        term_max[used] = np.maximum.reduceat(post_weight, post_start[:-1][used])
+    arrays = {
+        "terms": sorted_strings(ordered_terms),
+        "term_idf": np.asarray(term_idf, dtype=np.float32),
+        "term_max": term_max,
+        "post_start": post_start,
+        "post_doc": post_doc,
+        "post_weight": post_weight,
+        "field_avg": averages.astype(np.float64),
+    }
+    arrays.update(_impacts(post_start, post_doc, post_weight, df))
+    arrays.update(build_words(analysis.words, analysis.plain, rank, df))
+    return arrays
+
+
+def _impacts(
+    post_start: np.ndarray, post_doc: np.ndarray, post_weight: np.ndarray, df: np.ndarray
+) -> dict[str, np.ndarray]:
+    """The pages of long terms again, in descending weight order (ties by page), with the
+    weight at every IMPACT_BLOCK-th place: a bound on the weights from there on."""
+    long_terms = np.flatnonzero(df > IMPACT_MIN)
+    sizes = np.zeros(len(df), dtype=np.int64)
+    sizes[long_terms] = df[long_terms]
+    impact_start = np.zeros(len(df) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=impact_start[1:])
+    blocks = -(-sizes // IMPACT_BLOCK)
+    bound_start = np.zeros(len(df) + 1, dtype=np.int64)
+    np.cumsum(blocks, out=bound_start[1:])
+    impact_doc = np.empty(int(impact_start[-1]), dtype=np.int32)
+    impact_bound = np.empty(int(bound_start[-1]), dtype=np.float32)
+    for t in long_terms.tolist():
+        s, e = post_start[t], post_start[t + 1]
+        order = np.argsort(-post_weight[s:e], kind="stable")
+        impact_doc[impact_start[t] : impact_start[t + 1]] = post_doc[s:e][order]
+        impact_bound[bound_start[t] : bound_start[t + 1]] = post_weight[s:e][order[::IMPACT_BLOCK]]
+    return {
+        "impact_start": impact_start,
+        "impact_doc": impact_doc,
+        "bound_start": bound_start,
+        "impact_bound": impact_bound,
+    }

@@ -1,0 +1,325 @@
+"""A manifest's pages as flat arrays, so a million pages cost a few hundred bytes each.
+
+Strings live in UTF-8 blobs with offsets (sections and groups as small tables of distinct
+values), and two permutations sort the pages by URL and by URL path, so a page is found by
+URL, and a section's pages by path prefix, with binary searches. `Page` objects are made only
+for the pages a caller asks for. The arrays may be memory-mapped from the on-disk store.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import struct
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, overload
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from pinax.columns import PageColumns
+from pinax.manifest import Page
+
+_SITE_ROOT = re.compile(r"^[^:/?#]+://[^/?#]*")
+_PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s]*([^?#\s]*)[?#]?\S*")
+
+
+def trim(path: str) -> str:
+    return path.rstrip("/") or "/"
+
+
+def raw_path(url: str) -> str:
+    """A URL's path as written (what `urlsplit` gives, faster for plain absolute URLs)."""
+    found = _PATH.fullmatch(url)
+    return found.group(1) if found else urlsplit(url).path
+
+
+def url_path(url: str) -> str:
+    """A URL's path with trailing slashes trimmed (`/` for the root)."""
+    return trim(raw_path(url))
+
+
+def base_path_of(site_url: str, paths: Iterable[str]) -> str:
+    """The path under which most pages live (`/en/dev` for Django), or `` for `/`."""
+    base = urlsplit(site_url).path.rstrip("/")
+    if not base:
+        return ""
+    total = inside = 0
+    for path in paths:
+        total += 1
+        inside += path == base or path.startswith(base + "/")
+    return base if inside * 2 > total else ""
+
+
+_SPANS = {4: struct.Struct("<2I"), 8: struct.Struct("<2Q")}
+
+
+class Strings(Sequence[str]):
+    """A column of strings: one UTF-8 blob and the offset where each string starts."""
+
+    def __init__(self, data: np.ndarray, offsets: np.ndarray) -> None:
+        self._data = memoryview(data)
+        self._offsets = offsets
+        self._spans = memoryview(np.ascontiguousarray(offsets)).cast("B")
+        self._span = _SPANS[offsets.dtype.itemsize].unpack_from
+        self._width = offsets.dtype.itemsize
+
+    @staticmethod
+    def arrays(values: Iterable[str], name: str) -> dict[str, np.ndarray]:
+        encoded = [v.encode() for v in values]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(
+            np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:]
+        )
+        if offsets[-1] < 1 << 32:
+            offsets = offsets.astype(np.uint32)
+        return {
+            f"{name}_data": np.frombuffer(b"".join(encoded), dtype=np.uint8),
+            f"{name}_offsets": offsets,
+        }
+
+    def __len__(self) -> int:
+        return len(self._offsets) - 1
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        start, end = self._span(self._spans, self._width * i)
+        return str(self._data[start:end], "utf-8")
+
+    def __iter__(self) -> Iterator[str]:
+        return (self.get(i) for i in range(len(self)))
+
+    def get(self, i: int) -> str:
+        """The i-th string, unchecked (callers with a page number in range)."""
+        start, end = self._span(self._spans, self._width * i)
+        return str(self._data[start:end], "utf-8")
+
+
+def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
+    """A column most pages may lack: nothing at all when none has it."""
+    if all(v is None for v in values):
+        values = []
+    arrays = Strings.arrays((v or "" for v in values), name)
+    arrays[f"{name}_present"] = np.array([v is not None for v in values], dtype=bool)
+    return arrays
+
+
+def _distinct(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
+    table: dict[str, int] = {}
+    ids = np.array([-1 if v is None else table.setdefault(v, len(table)) for v in values])
+    arrays = Strings.arrays(table, name)
+    arrays[f"{name}_id"] = ids.astype(np.int32)
+    return arrays
+
+
+def build_table(
+    pages: PageColumns, site_url: str, raw_paths: Sequence[str] | None = None
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays of a page table, and what the library needs to know of the site
+    (`base_path`, `top_sections`, `site_roots`); `raw_paths` are the pages' URL paths if the
+    caller has them already."""
+    urls = pages.url
+    if raw_paths is None:
+        raw_paths = [raw_path(u) for u in urls]
+    paths = [p.rstrip("/") or "/" for p in raw_paths]
+    base = base_path_of(site_url, paths)
+    arrays: dict[str, np.ndarray] = {}
+    arrays.update(Strings.arrays(urls, "url"))
+    arrays.update(Strings.arrays(pages.title, "title"))
+    arrays.update(_distinct(pages.section, "section"))
+    arrays.update(_distinct(pages.group, "group"))
+    for name in ("description", "markdown_url", "lastmod"):
+        arrays.update(_optional(getattr(pages, name), name))
+    arrays["path_order"] = np.array(
+        sorted(range(len(paths)), key=paths.__getitem__), dtype=np.int32
+    )
+    arrays["url_order"] = np.array(sorted(range(len(urls)), key=urls.__getitem__), dtype=np.int32)
+    folders = _folders(paths)
+    arrays.update(Strings.arrays(folders, "folder"))
+    roots = _roots([site_url, *urls, *(u for u in pages.markdown_url if u)])
+    meta = {
+        "base_path": base,
+        "top_sections": _top_sections(paths, base),
+        "site_roots": sorted(roots),
+    }
+    return arrays, meta
+
+
+def _root(url: str) -> str:
+    found = _SITE_ROOT.match(url)
+    return found.group(0) if found else url
+
+
+def _roots(urls: Iterable[str]) -> set[str]:
+    """`scheme://host[:port]` of every URL (most URLs share their predecessor's)."""
+    found: set[str] = set()
+    last = "\0"
+    for url in urls:
+        if not (url.startswith(last) and url[len(last) : len(last) + 1] in ("/", "?", "#", "")):
+            last = _root(url)
+            found.add(last)
+    return found
+
+
+def _folders(paths: Sequence[str]) -> list[str]:
+    """Every path prefix that has pages below it, sorted."""
+    parents = {p.rsplit("/", 1)[0] for p in paths}
+    found = set()
+    for parent in parents:
+        parts = parent.split("/")
+        for n in range(2, len(parts) + 1):
+            found.add("/".join(parts[:n]))
+    return sorted(found)
+
+
+def _top_sections(paths: Sequence[str], base: str) -> list[tuple[str, int]]:
+    """Top-level sections below the base path with their page counts, largest first.
+
+    A page belongs to the section named by the first path segment below the base when that
+    segment has pages below it; pages directly at the top count under the base.
+    """
+    root = base or "/"
+    inside = base + "/"
+    firsts: list[str | None] = []
+    folders = set()
+    for path in paths:
+        rest = path[len(base) :] if path.startswith(inside) else ""
+        if "//" in rest:
+            rest = "/".join(s for s in rest.split("/") if s)
+        first, _, below = rest.lstrip("/").partition("/")
+        firsts.append(first or None)
+        if below:
+            folders.add(first)
+    counts = Counter(f"{base}/{first}" if first in folders else root for first in firsts)
+    return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+class _SortedView(Sequence[str]):
+    """Strings of a column in the order of a permutation, for bisection."""
+
+    def __init__(self, read: Any, order: np.ndarray) -> None:
+        self._read = read
+        self._order = order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._read(self._order.item(i))
+
+
+class PageTable(Sequence[Page]):
+    """Pages by number, made on demand from the arrays of `build_table`."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self._urls = Strings(arrays["url_data"], arrays["url_offsets"])
+        self._titles = Strings(arrays["title_data"], arrays["title_offsets"])
+        self._sections = Strings(arrays["section_data"], arrays["section_offsets"])
+        self._section_id = arrays["section_id"]
+        self._section_cache: dict[int, str] = {}
+        self._groups = Strings(arrays["group_data"], arrays["group_offsets"])
+        self._group_id = arrays["group_id"]
+        self._optional = {
+            name: (
+                Strings(arrays[f"{name}_data"], arrays[f"{name}_offsets"]),
+                arrays[f"{name}_present"],
+            )
+            for name in ("description", "markdown_url", "lastmod")
+        }
+        self._url_order = arrays["url_order"]
+        self._by_url = _SortedView(self.url, self._url_order)
+        self._by_path = _SortedView(lambda i: url_path(self.url(i)), arrays["path_order"])
+        self._path_order = arrays["path_order"]
+        self.folders = Strings(arrays["folder_data"], arrays["folder_offsets"])
+
+    def __len__(self) -> int:
+        return len(self._urls)
+
+    @overload
+    def __getitem__(self, i: int) -> Page: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Page]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self.page(j) for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.page(i)
+
+    def __iter__(self) -> Iterator[Page]:
+        return (self.page(i) for i in range(len(self)))
+
+    def url(self, i: int) -> str:
+        return self._urls.get(i)
+
+    def title(self, i: int) -> str:
+        return self._titles.get(i)
+
+    def section(self, i: int) -> str:
+        number = self._section_id.item(i)
+        found = self._section_cache.get(number)
+        if found is None:
+            found = self._sections.get(number)
+            if len(self._section_cache) < 4096:
+                self._section_cache[number] = found
+        return found
+
+    def row(self, i: int) -> tuple[str, str, str]:
+        """(url, title, section) of a page: what a search result shows."""
+        return self._urls.get(i), self._titles.get(i), self.section(i)
+
+    def page(self, i: int) -> Page:
+        group = self._group_id.item(i)
+        optional = {
+            name: strings.get(i) if len(present) and present.item(i) else None
+            for name, (strings, present) in self._optional.items()
+        }
+        return Page(
+            url=self.url(i),
+            title=self.title(i),
+            section=self.section(i),
+            group=self._groups.get(group) if group >= 0 else None,
+            **optional,
+        )
+
+    def find(self, url: str) -> int:
+        """The number of the page with this URL, or -1."""
+        at = bisect.bisect_left(self._by_url, url)
+        if at < len(self._by_url) and self._by_url[at] == url:
+            return self._url_order.item(at)
+        return -1
+
+    def near(self, url: str, count: int) -> list[str]:
+        """URLs that sort next to `url`: likely near-misses of a mistyped one."""
+        at = bisect.bisect_left(self._by_url, url)
+        return self._by_url[max(0, at - count) : at + count]
+
+    def under(self, prefix: str) -> list[int]:
+        """Numbers of the pages whose trimmed URL path is `prefix` or lies below it, in
+        manifest order."""
+        if prefix == "/":
+            return list(range(len(self)))
+        paths = self._by_path
+        exact = slice(bisect.bisect_left(paths, prefix), bisect.bisect_right(paths, prefix))
+        # Every path from prefix + "/" up to prefix + "0" ("0" sorts right after "/") lies below.
+        below = slice(
+            bisect.bisect_left(paths, prefix + "/"), bisect.bisect_left(paths, prefix + "0")
+        )
+        found = np.concatenate([self._path_order[exact], self._path_order[below]])
+        return np.sort(found).tolist()

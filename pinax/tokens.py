@@ -1,0 +1,111 @@
+"""Words for search: identifier-aware tokens, English stems and stop words.
+
+Pages and queries go through the same analysis, so `PaymentIntent`, `payment_intents` and
+`payment-intents` meet. A run of letters and digits joined by `.`, `_`, `-`, `/` or `:` is one
+chunk; a chunk of several parts (split at those separators and at case changes) yields each
+part at half weight plus the parts joined (`paymentintents`) at full weight, so the exact
+identifier outranks its loose words. Every token is stemmed with the Snowball English stemmer
+(`intents` -> `intent`, `configuring` -> `configur`), which measured clearly better than
+plural-and-verb-form stripping alone on the DEV sets. Stop words are kept in the index but
+left out of field lengths and of queries that have other words.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import Stemmer  # PyStemmer: the Snowball stemmers in C
+
+PART_WEIGHT = 0.5
+MAX_PARTS_JOINED = 4  # longer chunks are slugs of words, not identifiers: no joined token
+MAX_TOKEN_LENGTH = 48  # longer tokens are dropped
+
+STOP_WORDS = frozenset(
+    "a an and are as at be by can do does for from how i in into is it its of on or our that "
+    "the this to us we what when where which why will with you your".split()
+)
+
+_POSSESSIVE = re.compile(r"['’]s\b")
+CHUNK = re.compile(r"[^\W_]+(?:[._\-/:][^\W_]+)*")
+_SEPARATOR = re.compile(r"[._\-/:]")
+# Words inside an identifier: a plural acronym (APIs, URLs: not `AP` + `Is`), an acronym before
+# a capitalised word (HTML in HTMLElement), a (capitalised) word, an acronym, a number.
+_CASE_PARTS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def make_stemmer() -> Any:
+    """A Snowball English (Porter 2) stemmer."""
+    return Stemmer.Stemmer("english")
+
+
+_STEMMER = make_stemmer()
+_STEMMER_LOCK = threading.Lock()
+
+Token = tuple[str, float]  # (lower-case word as written, weight)
+
+
+def chunks(text: str) -> list[str]:
+    """The runs of letters and digits (with their inner separators) of a text."""
+    if "'" in text or "’" in text:
+        text = _POSSESSIVE.sub("", text)
+    return CHUNK.findall(text)
+
+
+def words(text: str) -> list[Token]:
+    """The words of a text as written (lower-cased, unstemmed), each with its weight."""
+    return [token for chunk in chunks(text) for token in chunk_words(chunk)]
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def chunk_words(chunk: str) -> tuple[Token, ...]:
+    """The words of a chunk: its parts at half weight and the parts joined, or itself."""
+    return split_chunk(chunk)
+
+
+def split_chunk(chunk: str) -> tuple[Token, ...]:
+    """`chunk_words` without its cache (for builds, where most chunks are seen once)."""
+    if _one_word(chunk):
+        return ((chunk.lower(), 1.0),) if len(chunk) <= MAX_TOKEN_LENGTH else ()
+    if chunk.isascii():  # separators are simply not matched
+        parts = _CASE_PARTS.findall(chunk)
+    else:  # letters beyond ASCII have no case parts here: pieces stay whole
+        parts = [p for p in _SEPARATOR.split(chunk) if p]
+    parts = [p.lower() for p in parts if len(p) <= MAX_TOKEN_LENGTH]
+    if len(parts) <= 1:
+        return tuple((p, 1.0) for p in parts)
+    found = [(p, PART_WEIGHT) for p in parts]
+    joined = "".join(parts)
+    if len(parts) <= MAX_PARTS_JOINED and len(joined) <= MAX_TOKEN_LENGTH:
+        found.append((joined, 1.0))
+    return tuple(found)
+
+
+def _one_word(piece: str) -> bool:
+    """Letters only, lower-case or capitalised: no case change to split at."""
+    return piece.isalpha() and (piece.islower() or piece[1:].islower())
+
+
+def phrases(stems: Sequence[str]) -> list[str]:
+    """Adjacent pairs of content-word stems, joined by a space: a title's phrases, which a
+    query that keeps the two words together matches as well."""
+    return [f"{a} {b}" for a, b in itertools.pairwise(stems) if len(a) + len(b) < MAX_TOKEN_LENGTH]
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def stem(word: str) -> str:
+    """The index term of a lower-case word (its Snowball English stem; digits left alone)."""
+    if len(word) <= 2 or not word.isalpha():
+        return word
+    with _STEMMER_LOCK:  # a stemmer object is not safe to share between threads
+        return _STEMMER.stemWord(word)
+
+
+def stemmer() -> Callable[[str], str]:
+    """`stem` for one thread's use, without the cache and the lock (for builds)."""
+    stem_word = make_stemmer().stemWord
+    return lambda word: word if len(word) <= 2 or not word.isalpha() else stem_word(word)

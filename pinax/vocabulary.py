@@ -1,0 +1,186 @@
+"""An index's vocabulary: its terms, the words they were written as, and typo lookups.
+
+Terms (stems) and words (as written, lower-case) are sorted fixed-width byte arrays, so a
+lookup is a binary search and the arrays can be memory-mapped from disk as they are. Typos are
+looked up through a deletion index (the idea of SymSpell): every plain word of 4+ letters is
+filed under itself and each string one deletion away (two for words of 7+ letters), keyed by
+CRC-32; a query word's own deletions then find every known word within its edit distance in a
+few binary searches, which are checked with the exact optimal-string-alignment distance. No
+query ever scans the whole vocabulary.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+
+MIN_TYPO_LENGTH = 5  # shorter words are never corrected
+LONG_TYPO_LENGTH = 9  # words this long may be two edits away
+MIN_PREFIX_LENGTH = 3
+MIN_SUBSTRING_LENGTH = 4
+MAX_SUBSTRING_HITS = 1000
+DICT_MAX = 300_000  # vocabularies up to this many terms are looked up in a dict
+
+
+def deletions(word: str, distance: int) -> set[str]:
+    """The word and every string up to `distance` deletions away from it."""
+    found = {word}
+    frontier = {word}
+    for _ in range(distance):
+        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
+        found |= frontier
+    return found
+
+
+def sorted_strings(values: Sequence[str]) -> np.ndarray:
+    """Sorted strings as a fixed-width bytes array, searchable with `np.searchsorted`."""
+    encoded = [v.encode() for v in values]
+    width = max((len(v) for v in encoded), default=1) or 1
+    return np.array(encoded, dtype=f"S{width}")
+
+
+def build_words(
+    words: dict[str, int], plain: set[str], term_rank: np.ndarray, df: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Arrays for the written words: `words` maps each to its term id (build order), `plain`
+    holds the words that are not joined identifiers, `term_rank` maps build ids to sorted ids."""
+    ordered = sorted(words)
+    word_term = term_rank[np.array([words[w] for w in ordered], dtype=np.int64)]
+    keys: list[int] = []
+    owners: list[int] = []
+    for i, word in enumerate(ordered):
+        if word in plain and len(word) >= MIN_TYPO_LENGTH - 1 and word.isalpha():
+            variants = deletions(word, 2 if len(word) >= LONG_TYPO_LENGTH - 2 else 1)
+            keys.extend(zlib.crc32(v.encode()) for v in variants)
+            owners.extend([i] * len(variants))
+    key = np.array(keys, dtype=np.uint32)
+    order = np.argsort(key, kind="stable")
+    return {
+        "words": sorted_strings(ordered),
+        "word_term": word_term.astype(np.int32),
+        "word_df": df[word_term].astype(np.int32),
+        "word_blob": np.frombuffer("\n".join(ordered).encode(), dtype=np.uint8),
+        "delete_key": key[order],
+        "delete_word": np.array(owners, dtype=np.int32)[order],
+    }
+
+
+class Vocabulary:
+    """Lookups in the vocabulary arrays of one index."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.terms = arrays["terms"]
+        self.words = arrays["words"]
+        self.word_term = arrays["word_term"]
+        self.word_df = arrays["word_df"]
+        self._blob = arrays["word_blob"]
+        self._delete_key = arrays["delete_key"]
+        self._delete_word = arrays["delete_word"]
+        self._text: bytes | None = None
+        self._line_ends: np.ndarray | None = None
+        self._ids: dict[bytes, int] | None = None
+        self._lock = threading.Lock()
+
+    def term(self, text: str) -> int:
+        """The id of a term (a stem), or -1."""
+        return self.term_ids([text])[0]
+
+    def term_ids(self, texts: Sequence[str]) -> list[int]:
+        """The ids of several terms (-1 for those not in the vocabulary)."""
+        if self._ids is None and len(self.terms) <= DICT_MAX:
+            with self._lock:  # a small vocabulary gets a dict: faster than binary search
+                if self._ids is None:
+                    self._ids = {t: i for i, t in enumerate(self.terms.tolist())}
+        if self._ids is not None:
+            get = self._ids.get
+            return [get(t.encode(), -1) for t in texts]
+        width = self.terms.dtype.itemsize
+        keys = [t.encode() for t in texts]
+        if not keys or not len(self.terms):
+            return [-1] * len(keys)
+        wanted = np.array(keys, dtype=self.terms.dtype)  # longer keys are cut: checked below
+        at = np.minimum(np.searchsorted(self.terms, wanted), len(self.terms) - 1)
+        hit = (self.terms[at] == wanted).tolist()
+        return [
+            int(a) if ok and len(k) <= width else -1
+            for a, ok, k in zip(at.tolist(), hit, keys, strict=True)
+        ]
+
+    def term_text(self, term: int) -> str:
+        return bytes(self.terms[term]).decode()
+
+    def word_text(self, word: int) -> str:
+        return bytes(self.words[word]).decode()
+
+    def correct(self, word: str) -> int | None:
+        """The known word (id) a mistyped word most probably meant: edit distance 1 for words
+        of 5+ letters, 2 for 9+; the closest, then the most frequent. None if nothing is close.
+        Words one edit away are looked for first, so a long word pays for two only if needed."""
+        if len(word) < MIN_TYPO_LENGTH or not word.isalpha() or not len(self._delete_key):
+            return None
+        variants = deletions(word, 1)
+        near = self._candidates(variants)
+        found = self._closest(word, near, 1)
+        if found is None and len(word) >= LONG_TYPO_LENGTH:
+            found = self._closest(word, near | self._candidates(deletions(word, 2) - variants), 2)
+        return found
+
+    def _candidates(self, variants: set[str]) -> set[int]:
+        """Known words filed under any of these strings."""
+        keys = np.fromiter((zlib.crc32(v.encode()) for v in variants), dtype=np.uint32)
+        lo = np.searchsorted(self._delete_key, keys, side="left").tolist()
+        hi = np.searchsorted(self._delete_key, keys, side="right").tolist()
+        return {
+            w for a, b in zip(lo, hi, strict=True) if b > a for w in self._delete_word[a:b].tolist()
+        }
+
+    def _closest(self, word: str, candidates: set[int], limit: int) -> int | None:
+        from rapidfuzz.distance import OSA
+
+        best: tuple[int, int, str] | None = None
+        chosen = None
+        for candidate in candidates:
+            text = self.word_text(candidate)
+            distance = OSA.distance(word, text, score_cutoff=limit)
+            if distance <= limit:
+                rank = (distance, -self.word_df.item(candidate), text)
+                if best is None or rank < best:
+                    best, chosen = rank, candidate
+        return chosen
+
+    def complete(self, prefix: str, limit: int) -> list[int]:
+        """Up to `limit` known words (ids) that start with a partial word, most frequent first."""
+        if len(prefix) < MIN_PREFIX_LENGTH:
+            return []
+        key = prefix.encode()
+        lo = int(np.searchsorted(self.words, key, side="left"))
+        hi = int(np.searchsorted(self.words, key + b"\xff", side="left"))
+        return self._most_frequent(np.arange(lo, hi), limit)
+
+    def containing(self, needle: str, limit: int) -> list[int]:
+        """Up to `limit` known words (ids) that contain a word, most frequent first."""
+        if len(needle) < MIN_SUBSTRING_LENGTH:
+            return []
+        if self._text is None or self._line_ends is None:
+            self._text = self._blob.tobytes()
+            self._line_ends = np.flatnonzero(self._blob == 10)
+        target = needle.encode()
+        starts: list[int] = []
+        at = self._text.find(target)
+        while at >= 0 and len(starts) < MAX_SUBSTRING_HITS:
+            starts.append(at)
+            at = self._text.find(target, at + 1)
+        lines = np.searchsorted(self._line_ends, np.array(starts, dtype=np.int64))  # word ids
+        return self._most_frequent(np.array(sorted(set(lines.tolist())), dtype=np.int64), limit)
+
+    def _most_frequent(self, found: np.ndarray, limit: int) -> list[int]:
+        if not len(found):
+            return []
+        df = self.word_df[found]
+        if len(found) > limit:
+            keep = np.argpartition(-df, limit - 1)[:limit]
+            found, df = found[keep], df[keep]
+        return [int(w) for w in found[np.lexsort((found, -df))]]

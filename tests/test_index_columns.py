@@ -1,0 +1,88 @@
+"""Bulk manifest validation (for large builds) accepts and rejects exactly what
+`manifest.loads` does, with the same messages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pinax import columns
+from pinax import manifest as manifest_io
+from pinax.columns import PageColumns
+from pinax.errors import ManifestError
+from tests.conftest import shared_path
+
+
+def document(*pages: object, **header: object) -> bytes:
+    data = {
+        "pinax_manifest": 1,
+        "name": "x",
+        "url": "https://x.org",
+        **header,
+        "pages": list(pages),
+    }
+    return json.dumps(data).encode()
+
+
+GOOD = [
+    document({"url": "https://x.org/a", "title": "A"}),
+    document({"url": "https://x.org/guide/getting_started.html", "title": "  "}),  # slug title
+    document({"url": "HTTPS://X.org:8443/a?q=1#f", "title": "A", "section": "/custom"}),
+    document({"url": "https://[::1]/a", "title": "IPv6 host: the careful path"}),
+    document({"url": "https://x.org/a", "title": "A", "markdown_url": "https://x.org/a.md"}),
+    document({"url": "https://x.org/a", "title": "A", "description": "d", "group": "g"}),
+    document({"url": "https://x.org/a", "title": "A", "unknown": 3}),
+    document(),
+    b"\xef\xbb\xbf" + document({"url": "https://x.org/a", "title": "A"}),  # UTF-8 BOM
+]
+
+BAD = [
+    b"{not json",
+    b"\xff\xfe{}",
+    b"[]",
+    document({"url": "https://x.org/a", "title": "A"}, name="bad name!"),
+    document({"url": "https://x.org/a", "title": "A"}, pinax_manifest=2),
+    document("not an object"),
+    document({"title": "A"}),
+    document({"url": "/relative", "title": "A"}),
+    document({"url": "https://x.org/a b", "title": "A"}),
+    document({"url": "ftp://x.org/a", "title": "A"}),
+    document({"url": "https://x.org/a", "title": 3}),
+    document({"url": "https://x.org/a"}),
+    document({"url": "https://x.org/a", "title": "A", "section": "no-slash"}),
+    document({"url": "https://x.org/a", "title": "A", "description": 1}),
+    document({"url": "https://x.org/a", "title": "A", "markdown_url": "x.md"}),
+    document({"url": "https://x.org/a", "title": "A"}, {"url": "https://x.org/a", "title": "B"}),
+    document({"url": "https://[::1/a", "title": "A"}),
+]
+
+
+@pytest.mark.parametrize("raw", GOOD)
+def test_accepts_what_manifest_accepts(raw: bytes) -> None:
+    expected = manifest_io.loads(raw, "m.json")
+    found = columns.loads(raw, "m.json")
+    assert found.pages == PageColumns.of(expected.pages)
+    assert (found.name, found.url, found.title, found.description) == (
+        expected.name,
+        expected.url,
+        expected.title,
+        expected.description,
+    )
+
+
+@pytest.mark.parametrize("raw", BAD)
+def test_rejects_with_the_same_message(raw: bytes) -> None:
+    with pytest.raises(ManifestError) as expected:
+        manifest_io.loads(raw, "m.json")
+    with pytest.raises(ManifestError) as found:
+        columns.loads(raw, "m.json")
+    assert found.value.message == expected.value.message
+
+
+def test_real_manifests() -> None:
+    for path in sorted(shared_path("corpora", "manifests").glob("*.json")):
+        raw = path.read_bytes()
+        assert columns.loads(raw, str(path)).pages == PageColumns.of(
+            manifest_io.loads(raw, str(path)).pages
+        )

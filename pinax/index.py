@@ -22,7 +22,6 @@ completed (prefix), or, when nothing else of the query is found, matched inside 
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -247,20 +246,19 @@ class SearchIndex:
         if not plan.terms or plan.reference <= 0:
             return Ranked([], [])
         docs, raw = self.top(plan.terms, limit + BOOST_POOL)
-        key, keys = plan.title_key, self._title_key
-        ranked = sorted(
-            (-(r * EXACT_TITLE_BOOST if key and keys.item(d) == key else r), d, r)
-            for d, r in zip(docs.tolist(), raw.tolist(), strict=True)
-        )[:limit]
+        boosted = raw.astype(np.float64)
+        if plan.title_key:
+            boosted[self._title_key[docs] == plan.title_key] *= EXACT_TITLE_BOOST
+        order = np.lexsort((docs, -boosted))[:limit]  # best first, ties in manifest order
         # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
         # its title and slug (raw = reference), approaching 1 for stronger matches.
-        factor = 2.3 / plan.reference
-        result = Ranked(
-            [d for _, d, _ in ranked],
-            [round(1.0 - math.exp(b * factor), 4) for b, _, _ in ranked],
-        )
+        scores = 1.0 - np.exp(boosted[order] * (-2.3 / plan.reference))
+        result = Ranked(docs[order].tolist(), np.round(scores, 4).tolist())
         if explain:
-            result.explain = [self.explain(d, plan, r, -b / r) for b, d, r in ranked]
+            result.explain = [
+                self.explain(d, plan, float(raw[i]), float(boosted[i] / raw[i]))
+                for d, i in zip(result.docs, order.tolist(), strict=True)
+            ]
         return result
 
     def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -461,7 +459,12 @@ class SearchIndex:
 def _unique(values: np.ndarray) -> np.ndarray:
     """The distinct values, sorted (`np.unique` is far slower on small int32 arrays)."""
     ordered = np.sort(values)
-    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
+    if len(ordered) < 2:
+        return ordered
+    first = np.empty(len(ordered), dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    return ordered[first]
 
 
 def _bar(values: np.ndarray, count: int) -> float:

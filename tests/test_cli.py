@@ -48,6 +48,22 @@ def test_search_json() -> None:
     assert {r["docs"] for r in answer["results"]} <= {"react", "django"}
 
 
+def test_search_explains_and_cuts_at_a_threshold(tmp_path: Path) -> None:
+    args = ["search", "--docs", manifest("react"), "--cache-dir", str(tmp_path), "usestate hook"]
+    done = pinax(*args, "--explain", "-n", "2")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) == 6  # score and title, URL, explanation: per hit
+    assert lines[1].strip() == "https://react.dev/reference/react/useState"
+    assert "usest" in lines[2] and "(title" in lines[2]  # the stem, with the fields it hit
+    assert list(tmp_path.glob("indexes/*.pxi")), "the on-disk index goes to --cache-dir"
+
+    everything = json.loads(pinax(*args, "--json").stdout)["results"]
+    cut = json.loads(pinax(*args, "--json", "--threshold", "0.5").stdout)["results"]
+    assert cut == [r for r in everything if r["score"] >= 0.5]
+    assert 0 < len(cut) < len(everything)
+
+
 def test_batch_queries_from_stdin_in_order() -> None:
     queries = ["useEffect", "", "  state management ", "x" * 600, "lazy loading"]
     done = pinax(

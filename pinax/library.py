@@ -278,9 +278,10 @@ class Library:
         return self.all() if name is None else [self.get(name)]
 
     def warm(self) -> None:
-        """Build every index now (e.g. in a background thread after start-up)."""
+        """Build every index and its term lookup table now (e.g. in a background thread
+        after start-up), so the first query is as fast as the others."""
         for docs in self.all():
-            _ = docs.index
+            docs.index.vocabulary.prepare()
 
     def search(
         self, query: str, limit: int, name: str | None = None, explain: bool = False

@@ -11,9 +11,10 @@ query ever scans the whole vocabulary.
 
 from __future__ import annotations
 
+import functools
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -84,6 +85,12 @@ class Vocabulary:
         self._ids: dict[bytes, int] | None = None
         self._lock = threading.Lock()
 
+    def prepare(self) -> None:
+        """Do now what the first lookups would do (the term table, the distance code), so
+        that the first query is as fast as the others."""
+        self.term_ids(())
+        _osa_distance()
+
     def term(self, text: str) -> int:
         """The id of a term (a stem), or -1."""
         return self.term_ids([text])[0]
@@ -138,13 +145,12 @@ class Vocabulary:
         }
 
     def _closest(self, word: str, candidates: set[int], limit: int) -> int | None:
-        from rapidfuzz.distance import OSA
-
+        distance_of = _osa_distance()
         best: tuple[int, int, str] | None = None
         chosen = None
         for candidate in candidates:
             text = self.word_text(candidate)
-            distance = OSA.distance(word, text, score_cutoff=limit)
+            distance = distance_of(word, text, score_cutoff=limit)
             if distance <= limit:
                 rank = (distance, -self.word_df.item(candidate), text)
                 if best is None or rank < best:
@@ -184,3 +190,12 @@ class Vocabulary:
             keep = np.argpartition(-df, limit - 1)[:limit]
             found, df = found[keep], df[keep]
         return [int(w) for w in found[np.lexsort((found, -df))]]
+
+
+@functools.cache
+def _osa_distance() -> Callable[..., int]:
+    """rapidfuzz's optimal-string-alignment distance, imported on first need (a typo or
+    `prepare`): searches without typos start without it."""
+    from rapidfuzz.distance import OSA
+
+    return OSA.distance

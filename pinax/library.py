@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from pinax.index import SearchIndex, corrected_query
 from pinax.indexing import FORMAT as INDEX_FORMAT
 from pinax.indexing import build, page_path, section_text
 from pinax.manifest import Manifest, Page
-from pinax.pagetable import PageTable, build_table, raw_path, trim, url_path
+from pinax.pagetable import PageTable, Picked, build_table, raw_path, trim, url_path
 from pinax.store import IndexCache, StoreError, Writer, content_hash, load, signature
 from pinax.tokens import chunk_words, chunks
 
@@ -173,7 +173,7 @@ class Docs:
         for prefix in self._candidates(section):
             found = self.pages.under(prefix)
             if found:
-                return prefix, PageList(self.pages, found)
+                return prefix, Picked(self.pages.page, found)
         return trim(section), []
 
     def _candidates(self, section: str) -> list[str]:
@@ -185,29 +185,6 @@ class Docs:
     def find(self, url: str) -> Page | None:
         doc = self.pages.find(url)
         return self.pages.page(doc) if doc >= 0 else None
-
-
-class PageList(Sequence[Page]):
-    """Some pages of a table, by number: each `Page` is made when it is read."""
-
-    def __init__(self, table: PageTable, numbers: Sequence[int]) -> None:
-        self._table = table
-        self._numbers = numbers
-
-    def __len__(self) -> int:
-        return len(self._numbers)
-
-    @overload
-    def __getitem__(self, i: int) -> Page: ...
-    @overload
-    def __getitem__(self, i: slice) -> Sequence[Page]: ...
-    def __getitem__(self, i: int | slice) -> Any:
-        if isinstance(i, slice):
-            return PageList(self._table, self._numbers[i])
-        return self._table.page(self._numbers[i])
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
 
 
 class SearchHit(NamedTuple):

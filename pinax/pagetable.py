@@ -12,14 +12,16 @@ import bisect
 import re
 import struct
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, overload
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar, overload
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from pinax.columns import PageColumns
 from pinax.manifest import Page
+
+T = TypeVar("T")
 
 _SITE_ROOT = re.compile(r"^[^:/?#]+://[^/?#]*")
 _PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s]*([^?#\s]*)[?#]?\S*")
@@ -202,24 +204,28 @@ def _top_sections(paths: Sequence[str], base: str) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-class _SortedView(Sequence[str]):
-    """Strings of a column in the order of a permutation, for bisection."""
+class Picked(Sequence[T]):
+    """Items read on demand by number, `read(numbers[i])`: pages of a section, or a column in
+    sorted order for bisection. Slices stay lazy."""
 
-    def __init__(self, read: Any, order: np.ndarray) -> None:
+    def __init__(self, read: Callable[[int], T], numbers: Sequence[int] | np.ndarray) -> None:
         self._read = read
-        self._order = order
+        self._numbers = numbers
 
     def __len__(self) -> int:
-        return len(self._order)
+        return len(self._numbers)
 
     @overload
-    def __getitem__(self, i: int) -> str: ...
+    def __getitem__(self, i: int) -> T: ...
     @overload
-    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: slice) -> Sequence[T]: ...
     def __getitem__(self, i: int | slice) -> Any:
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return self._read(self._order.item(i))
+            return Picked(self._read, self._numbers[i])
+        return self._read(int(self._numbers[i]))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
 
 
 class PageTable(Sequence[Page]):
@@ -241,8 +247,8 @@ class PageTable(Sequence[Page]):
             for name in ("description", "markdown_url", "lastmod")
         }
         self._url_order = arrays["url_order"]
-        self._by_url = _SortedView(self.url, self._url_order)
-        self._by_path = _SortedView(lambda i: url_path(self.url(i)), arrays["path_order"])
+        self._by_url = Picked(self.url, self._url_order)
+        self._by_path = Picked(lambda i: url_path(self.url(i)), arrays["path_order"])
         self._path_order = arrays["path_order"]
         self.folders = Strings(arrays["folder_data"], arrays["folder_offsets"])
 
@@ -308,7 +314,7 @@ class PageTable(Sequence[Page]):
     def near(self, url: str, count: int) -> list[str]:
         """URLs that sort next to `url`: likely near-misses of a mistyped one."""
         at = bisect.bisect_left(self._by_url, url)
-        return self._by_url[max(0, at - count) : at + count]
+        return list(self._by_url[max(0, at - count) : at + count])
 
     def under(self, prefix: str) -> list[int]:
         """Numbers of the pages whose trimmed URL path is `prefix` or lies below it, in

@@ -11,13 +11,14 @@ The arrays come from `pinax.indexing.build` (or from the on-disk store, memory-m
 - `field_avg` (average field lengths), `title_key` (fingerprint of each title's content
   words) and `doc_depth` (URL depth below the base path).
 
-A query costs in proportion to the pages it can reach. Small indexes add up postings densely.
-Large ones add up only the short lists (rare words, the ones that decide) and look the common
-words up by binary search for the candidates that can still reach the top; pages only common
-words reach come from a threshold algorithm over those words' highest weights first. Both
-give the exact top k. Query words the index does not know are corrected (edit distance),
-completed (prefix), or, when nothing else of the query is found, matched inside known words
-(substring).
+A query costs in proportion to the postings it reads, not to the pages. When every query word
+is on at most `SHORT_MAX` pages, all postings are added up and a floor (the k-th best score of
+some pages) leaves few to rank. Otherwise only the short lists (rare words, the ones that
+decide) are added up, and the common words are looked up by binary search for the candidates
+that can still reach the top; pages only common words reach come from a threshold algorithm
+over those words' highest weights first. Both give the exact top k (tests/test_index_topk.py).
+Query words the index does not know are corrected (edit distance), completed (prefix), or,
+when nothing else of the query is found, matched inside known words (substring).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
 EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
-DENSE_MAX = 32768  # indexes up to this many pages add up postings densely
+FEW_POSTINGS = 2048  # a query reaching no more pages than this ranks them all
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
 SAMPLE = 4096  # candidates sampled to set the first bar
@@ -266,8 +267,8 @@ class SearchIndex:
         weights: dict[int, float] = {}
         for t in terms:
             weights[t.term] = weights.get(t.term, 0.0) + t.weight
-        if self.size <= DENSE_MAX:
-            return self._top_dense(weights, k)
+        if all(self._df(t) <= SHORT_MAX for t in weights):
+            return self._top_short(weights, k)
         return self._top_pruned(weights, k)
 
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
@@ -275,36 +276,37 @@ class SearchIndex:
         s, e = self._post_start.item(term), self._post_start.item(term + 1)
         return self._post_doc[s:e], self._post_weight[s:e]
 
-    def _top_dense(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Add up every posting; then a lower bound on the k-th best score (the k-th best
-        among the pages of the strongest term) leaves few pages to rank."""
-        scores = np.zeros(self.size, dtype=np.float32)
+    def _top_short(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every term's postings added up (in the scratch scores); then a floor, the k-th best
+        of some pages (the strongest term's, or the first pages of every term), leaves only
+        the pages at or above it to rank. Work in proportion to the postings, not the pages."""
+        scratch, _ = self._scratch()
+        reached = []
         strongest, bound = None, -1.0
         for term, weight in weights.items():
             docs, values = self.postings(term)
-            np.add.at(scores, docs, values if weight == 1.0 else values * np.float32(weight))
+            np.add.at(scratch, docs, values if weight == 1.0 else values * np.float32(weight))
+            reached.append(docs)
             if self._term_max.item(term) * weight > bound:
                 strongest, bound = docs, self._term_max.item(term) * weight
-        if strongest is not None and len(strongest) > k:
-            some = scores[strongest]
-            floor = np.partition(some, len(some) - k)[len(some) - k]
-            matched = np.flatnonzero(scores >= floor)
-        else:
-            matched = self._matched(scores, weights, k)
+        every = np.concatenate(reached) if len(reached) > 1 else reached[0]
+        try:
+            if len(every) > FEW_POSTINGS and strongest is not None:
+                if len(strongest) > k:
+                    some = strongest
+                else:  # the first pages of each term: distinct, as the floor needs k pages
+                    some = _unique(np.concatenate([docs[: 4 * k] for docs in reached]))
+                if len(some) > k:
+                    every = every[scratch[every] >= _kth(scratch[some], k)]
+            matched = _unique(every) if len(reached) > 1 else every
+            scores = scratch[matched]
+        finally:
+            for docs in reached:
+                scratch[docs] = 0.0
         if len(matched) > k:
-            matched = matched[np.argpartition(scores[matched], len(matched) - k)[-k:]]
-        return matched, scores[matched]
-
-    def _matched(self, scores: np.ndarray, weights: dict[int, float], k: int) -> np.ndarray:
-        """Pages that may be among the k best: the k-th best score among the pages of the
-        strongest terms (at least k of them) is a floor for the k best."""
-        order = sorted(weights, key=lambda t: -self._term_max.item(t) * weights[t])
-        some = _unique(np.concatenate([self.postings(t)[0][: 4 * k] for t in order]))
-        if len(some) <= k:
-            return np.flatnonzero(scores)
-        values = scores[some]
-        floor = np.partition(values, len(values) - k)[len(values) - k]
-        return np.flatnonzero(scores >= floor)
+            keep = np.argpartition(scores, len(scores) - k)[-k:]
+            matched, scores = matched[keep], scores[keep]
+        return matched, scores
 
     def _top_pruned(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Short terms (rare words: the ones that decide) are added up densely, and their

@@ -1,0 +1,60 @@
+"""The shortcuts of `SearchIndex.top` (floors, pruning, the threshold algorithm) find the same
+best scores as adding up every posting of every page, on real queries over a real manifest."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pinax import index as index_module
+from pinax.library import Library
+from tests.conftest import shared_path
+
+K = 20
+
+
+@pytest.fixture(scope="module")
+def mdn() -> tuple[index_module.SearchIndex, list[index_module.Plan]]:
+    library = Library.load([shared_path("corpora", "manifests", "mdn.json")])
+    index = library.all()[0].index
+    lines = shared_path("corpora", "eval", "mdn.dev.typo.jsonl").read_text().splitlines()
+    queries = [json.loads(line)["query"] for line in lines if line.strip()]
+    plans = [index.plan(q) for q in queries[:600]]
+    return index, [p for p in plans if p.terms]
+
+
+def best_scores(index: index_module.SearchIndex, terms: list[index_module.Term]) -> np.ndarray:
+    """The k best raw scores, every page scored."""
+    scores = np.zeros(index.size)
+    for t in terms:
+        docs, values = index.postings(t.term)
+        scores[docs] += values.astype(np.float64) * t.weight
+    return np.sort(scores[scores > 0])[::-1][:K]
+
+
+@pytest.mark.parametrize(
+    ("short_max", "few_postings"),
+    [
+        (index_module.SHORT_MAX, index_module.FEW_POSTINGS),  # as shipped
+        (index_module.SHORT_MAX, 0),  # always through a floor
+        (50, 0),  # terms on more than 50 pages pruned: the threshold algorithm at work
+        (0, 0),  # every term pruned
+    ],
+)
+def test_top_finds_the_best_scores(
+    mdn: tuple[index_module.SearchIndex, list[index_module.Plan]],
+    monkeypatch: pytest.MonkeyPatch,
+    short_max: int,
+    few_postings: int,
+) -> None:
+    index, plans = mdn
+    monkeypatch.setattr(index_module, "SHORT_MAX", short_max)
+    monkeypatch.setattr(index_module, "FEW_POSTINGS", few_postings)
+    for plan in plans:
+        docs, raw = index.top(plan.terms, K)
+        assert len(set(docs.tolist())) == len(docs), plan
+        found = np.sort(raw.astype(np.float64))[::-1]
+        expected = best_scores(index, plan.terms)
+        np.testing.assert_allclose(found, expected, rtol=1e-5, err_msg=str(plan.terms))

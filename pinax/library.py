@@ -132,6 +132,11 @@ class Docs:
         )
 
     @property
+    def ready(self) -> bool:
+        """Whether the search index is built (a call will not wait for it)."""
+        return self._index is not None or "terms" in self._arrays
+
+    @property
     def index(self) -> SearchIndex:
         if self._index is None:
             with self._lock:
@@ -253,6 +258,11 @@ class Library:
 
     def select(self, name: str | None) -> list[Docs]:
         return self.all() if name is None else [self.get(name)]
+
+    @property
+    def ready(self) -> bool:
+        """Whether every search index is built."""
+        return all(docs.ready for docs in self._docs.values())
 
     def warm(self) -> None:
         """Build every index and its term lookup table now (e.g. in a background thread

@@ -111,6 +111,7 @@ def work_search(manifest: Path, cache: Path) -> dict:
     loaded = time.perf_counter() - started
     load_rss = rss_mb()
     tools = Tools(library)
+    library.warm()  # as `pinax serve` does in the background after start-up
     clean, typo = queries()
     for q in clean[:50]:  # warm the caches of the code path, not of the answers
         tools.search_pages(q)

@@ -31,7 +31,7 @@ from pinax.indexing import FORMAT as INDEX_FORMAT
 from pinax.indexing import build, page_path, section_text
 from pinax.manifest import Manifest, Page
 from pinax.pagetable import PageTable, Picked, build_table, raw_path, trim, url_path
-from pinax.store import IndexCache, StoreError, Writer, content_hash, load, signature
+from pinax.store import IndexCache, StoreError, Writer, content_hash, load, prefetch, signature
 from pinax.tokens import chunk_words, chunks
 
 log = logging.getLogger("pinax.library")
@@ -78,6 +78,7 @@ class Docs:
         self.pages = PageTable(arrays)
         self._arrays = arrays
         self._source_pages = pages
+        self.index_file: Path | None = None  # the on-disk index the arrays are mapped from
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
 
@@ -265,10 +266,13 @@ class Library:
         return all(docs.ready for docs in self._docs.values())
 
     def warm(self) -> None:
-        """Build every index and its term lookup table now (e.g. in a background thread
-        after start-up), so the first query is as fast as the others."""
+        """Build every index and its term lookup table, and read the index files into the
+        page cache, now (e.g. in a background thread after start-up), so the first queries
+        are as fast as the others."""
         for docs in self.all():
             docs.index.vocabulary.prepare()
+            if docs.index_file is not None:
+                prefetch(docs.index_file)
 
     def search(
         self, query: str, limit: int, name: str | None = None, explain: bool = False
@@ -389,8 +393,7 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
     target = cache.index_path(digest)
     if target.exists():
         try:
-            arrays, header = load(target)
-            return Docs({**header, "source": source}, arrays)
+            return _mapped(target, source)
         except StoreError as exc:
             log.warning("index %s is unusable (%s); rebuilding it", target, exc)
     if raw is None:
@@ -410,8 +413,14 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
     if previous and previous != digest:
         with contextlib.suppress(OSError):  # still mapped elsewhere, or gone: no matter
             cache.index_path(previous).unlink(missing_ok=True)
-    arrays, header = load(target)  # serve from the mapping: only touched pages stay in memory
-    return Docs({**header, "source": source}, arrays)
+    return _mapped(target, source)  # serve from the mapping: only touched pages stay in memory
+
+
+def _mapped(target: Path, source: str) -> Docs:
+    arrays, header = load(target)
+    docs = Docs({**header, "source": source}, arrays)
+    docs.index_file = target
+    return docs
 
 
 def _save(manifest: ManifestColumns, target: Path) -> None:

@@ -129,6 +129,19 @@ def load(path: Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         raise StoreError(f"bad header ({exc})") from None
 
 
+def prefetch(path: Path, chunk: int = 1 << 20) -> None:
+    """Read a file through once, so the kernel's page cache holds it and the first lookups in
+    its mapping do not wait on the disk (the kernel's own read-ahead hint reads only a few
+    MB). The pages land in the page cache, not in this process's memory."""
+    buffer = bytearray(chunk)
+    try:
+        with open(path, "rb", buffering=0) as file:
+            while file.readinto(buffer):
+                pass
+    except OSError as exc:
+        log.debug("cannot prefetch %s: %s", path, exc)
+
+
 def _aligned(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 

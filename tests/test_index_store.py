@@ -171,3 +171,15 @@ def test_two_processes_starting_at_once(tmp_path: Path) -> None:
     assert len(index_files(folder)) == 1
     assert not list(folder.glob("*.tmp"))
     load_index(index_files(folder)[0])
+
+
+def test_warm_up_reads_the_mapped_index_file(tmp_path: Path) -> None:
+    manifest = write_manifest(tmp_path / "demo.json", ["Installation", "Routing"])
+    library = Library.load([manifest], index_dir=tmp_path / "indexes")
+    [built] = index_files(tmp_path / "indexes")
+    assert library.get("demo").index_file == built
+    library.warm()
+    assert library.ready and titles(library, "routing") == ["Routing"]
+    built.unlink()  # gone under a running server: the warm-up says nothing, search goes on
+    library.warm()
+    assert titles(library, "install") == ["Installation"]

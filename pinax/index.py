@@ -281,16 +281,16 @@ class SearchIndex:
         of some pages (the strongest term's, or the first pages of every term), leaves only
         the pages at or above it to rank. Work in proportion to the postings, not the pages."""
         scratch, _ = self._scratch()
-        reached = []
+        reached: list[np.ndarray] = []
         strongest, bound = None, -1.0
-        for term, weight in weights.items():
-            docs, values = self.postings(term)
-            np.add.at(scratch, docs, values if weight == 1.0 else values * np.float32(weight))
-            reached.append(docs)
-            if self._term_max.item(term) * weight > bound:
-                strongest, bound = docs, self._term_max.item(term) * weight
-        every = np.concatenate(reached) if len(reached) > 1 else reached[0]
         try:
+            for term, weight in weights.items():
+                docs, values = self.postings(term)
+                np.add.at(scratch, docs, values if weight == 1.0 else values * np.float32(weight))
+                reached.append(docs)
+                if self._term_max.item(term) * weight > bound:
+                    strongest, bound = docs, self._term_max.item(term) * weight
+            every = np.concatenate(reached) if len(reached) > 1 else reached[0]
             if len(every) > FEW_POSTINGS and strongest is not None:
                 if len(strongest) > k:
                     some = strongest

@@ -100,6 +100,7 @@ def test_same_content_new_timestamp_reuses_the_index(tmp_path: Path) -> None:
         lambda data: b"\0" * len(data),  # zeroed
         lambda data: data[:-40] + b"x" * 40,  # header and trailer garbled
         lambda data: b"PINAXIDX" + data[8:].replace(b'"format": 1', b'"format": 9'),
+        lambda data: data.replace(b'"dtype": "<f4"', b'"dtype": "|O8"', 1),  # Python objects
     ],
 )
 def test_a_damaged_index_is_rebuilt(tmp_path: Path, damage, caplog) -> None:

@@ -267,7 +267,7 @@ class SearchIndex:
         weights: dict[int, float] = {}
         for t in terms:
             weights[t.term] = weights.get(t.term, 0.0) + t.weight
-        if all(self._df(t) <= SHORT_MAX for t in weights):
+        if self.size <= SHORT_MAX or all(self._df(t) <= SHORT_MAX for t in weights):
             return self._top_short(weights, k)
         return self._top_pruned(weights, k)
 

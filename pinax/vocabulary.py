@@ -24,6 +24,7 @@ MIN_PREFIX_LENGTH = 3
 MIN_SUBSTRING_LENGTH = 4
 MAX_SUBSTRING_HITS = 1000
 DICT_MAX = 300_000  # vocabularies up to this many terms are looked up in a dict
+LOOKUPS_CACHED = 4096  # corrections and completions remembered per index
 
 
 def deletions(word: str, distance: int) -> set[str]:
@@ -84,6 +85,10 @@ class Vocabulary:
         self._line_ends: np.ndarray | None = None
         self._ids: dict[bytes, int] | None = None
         self._lock = threading.Lock()
+        # Words a query brings that the index lacks come back in later queries (a user's own
+        # words, common English the docs do not use): look each up once.
+        self.correct = functools.lru_cache(maxsize=LOOKUPS_CACHED)(self._correct)
+        self.complete = functools.lru_cache(maxsize=LOOKUPS_CACHED)(self._complete)
 
     def prepare(self) -> None:
         """Do now what the first lookups would do (the term table, the distance code), so
@@ -122,7 +127,7 @@ class Vocabulary:
     def word_text(self, word: int) -> str:
         return bytes(self.words[word]).decode()
 
-    def correct(self, word: str) -> int | None:
+    def _correct(self, word: str) -> int | None:
         """The known word (id) a mistyped word most probably meant: edit distance 1 for words
         of 5+ letters, 2 for 9+; the closest, then the most frequent. None if nothing is close.
         Words one edit away are looked for first, so a long word pays for two only if needed."""
@@ -157,14 +162,14 @@ class Vocabulary:
                     best, chosen = rank, candidate
         return chosen
 
-    def complete(self, prefix: str, limit: int) -> list[int]:
+    def _complete(self, prefix: str, limit: int) -> tuple[int, ...]:
         """Up to `limit` known words (ids) that start with a partial word, most frequent first."""
         if len(prefix) < MIN_PREFIX_LENGTH:
-            return []
+            return ()
         key = prefix.encode()
         lo = int(np.searchsorted(self.words, key, side="left"))
         hi = int(np.searchsorted(self.words, key + b"\xff", side="left"))
-        return self._most_frequent(np.arange(lo, hi), limit)
+        return tuple(self._most_frequent(np.arange(lo, hi), limit))
 
     def containing(self, needle: str, limit: int) -> list[int]:
         """Up to `limit` known words (ids) that contain a word, most frequent first."""

@@ -27,17 +27,13 @@ from rank_bm25 import BM25Okapi
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import percentile  # noqa: E402
 from pinax import manifest as manifest_io  # noqa: E402
 from pinax.library import Library  # noqa: E402
 
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
 MANIFESTS = SHARED / "corpora" / "manifests"
 EVAL = SHARED / "corpora" / "eval"
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def spawn_to_initialize(paths: list[Path], mode: str) -> tuple[float, float]:

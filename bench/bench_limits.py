@@ -17,7 +17,6 @@ import gzip
 import itertools
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -31,12 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PINAX_ALLOW_PRIVATE", "127.0.0.1/32")  # the loopback servers
 
+from bench.measure import peak_mb  # noqa: E402
+
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
 MiB = 1 << 20
-
-
-def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def zeros_gzip(size: int, wbits: int = zlib.MAX_WBITS | 16) -> bytes:
@@ -202,7 +199,7 @@ def run_case(name: str) -> dict:
         assert reader is not None
         limits = Limits(**case.limits)
         reader.fetcher = Fetcher(reader.policy.check, limits, addresses=reader.policy.addresses)
-        before = rss_mb()
+        before = peak_mb()
         started = time.perf_counter()
         try:
             if case.run is not None:
@@ -213,7 +210,7 @@ def run_case(name: str) -> dict:
         except PinaxError as exc:
             outcome = f"{exc.code}: {exc.message.split(': ', 1)[-1]}"
         seconds = time.perf_counter() - started
-    return {"outcome": outcome, "seconds": seconds, "rss_before": before, "rss_peak": rss_mb()}
+    return {"outcome": outcome, "seconds": seconds, "rss_before": before, "rss_peak": peak_mb()}
 
 
 def main() -> None:

@@ -30,6 +30,7 @@ from mcp import Client, StdioServerParameters
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import percentile  # noqa: E402
 from pinax.tools import Tools  # noqa: E402
 
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
@@ -44,11 +45,6 @@ def queries() -> list[str]:
         lines = path.read_text().splitlines()
         found += [json.loads(line)["query"] for line in lines[:200] if line.strip()]
     return found or ["getting started", "configuration", "api reference"]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def summary(label: str, latencies: list[float], elapsed: float) -> str:

@@ -28,6 +28,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import percentile  # noqa: E402
 from pinax.pages.extract import decode_html, extract  # noqa: E402
 from pinax.tools import Tools  # noqa: E402
 from tests.http_site import Reply, Site  # noqa: E402
@@ -38,11 +39,6 @@ PAGES = (
     "mkdocs-material/changelog",  # ~140 KB of Markdown
     "hard-cases/huge-python-changelog",  # 5.5 MB of HTML
 )
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def page_body(name: str) -> bytes:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -37,27 +36,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from bench.measure import peak_mb, percentile, rss_mb  # noqa: E402
+
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
 CORPORA = SHARED / "corpora"
 MCP_CALLS = 400
 PASSES = 3  # search timings: the first pass as it comes, and each query's best of the passes
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def rss_mb() -> float:
-    """Resident memory now (VmRSS), in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def peak_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def queries() -> tuple[list[str], list[str]]:

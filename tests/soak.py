@@ -28,6 +28,7 @@ import anyio
 import httpx
 from mcp import Client
 
+from bench.measure import percentile
 from tests.fixture_pages import html_reply
 from tests.http_site import Reply, Request, Site
 from tests.raw_server import RawServer, reset
@@ -319,11 +320,6 @@ def rss_kb(pid: int) -> int | None:
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
     return None
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 def figures(outcomes: list[Outcome], seconds: float) -> list[str]:

@@ -12,13 +12,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import sys
 import time
 import tracemalloc
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import anyio
 from mcp import Client, StdioServerParameters
@@ -29,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.measure import percentile  # noqa: E402
 from pinax import manifest as manifest_io  # noqa: E402
+from pinax.bm25 import page_tokens, plain_tokens  # noqa: E402
 from pinax.library import Library  # noqa: E402
 
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
@@ -57,11 +56,6 @@ def queries_for(name: str) -> list[str]:
     return [json.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
 
 
-def plain(text: str) -> list[str]:
-    """The baseline's tokens (as ../shared/corpora/README.md's baseline table tokenizes)."""
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
 def bench_manifest(path: Path) -> dict:
     loaded = manifest_io.load(path)
     tracemalloc.start()
@@ -79,13 +73,11 @@ def bench_manifest(path: Path) -> dict:
         library.search(query, 10)
         pinax_times.append((time.perf_counter() - t) * 1000)
 
-    baseline = BM25Okapi(
-        [plain(urlsplit(p.url).path) + plain(p.title) + plain(p.section) for p in loaded.pages]
-    )
+    baseline = BM25Okapi([page_tokens(p.url, p.title, p.section) for p in loaded.pages])
     sample = queries[:: max(1, len(queries) // 200)]  # rank-bm25 is slow: 200 queries are plenty
     bm25_times = []
     for query in sample:
-        tokens = plain(query)
+        tokens = plain_tokens(query)
         t = time.perf_counter()
         baseline.get_scores(tokens)
         bm25_times.append((time.perf_counter() - t) * 1000)

@@ -132,19 +132,13 @@ def calibration() -> float:
 
 def work_baseline(manifest: Path, sample: int) -> dict:
     """rank-bm25 over the same pages, on a sample of the clean queries."""
-    import re
-    from urllib.parse import urlsplit
-
     from rank_bm25 import BM25Okapi
 
-    def plain(text: str) -> list[str]:
-        return re.findall(r"[a-z0-9]+", text.lower())
+    from pinax.bm25 import page_tokens, plain_tokens
 
     pages = json.loads(manifest.read_text())["pages"]
     started = time.perf_counter()
-    bm25 = BM25Okapi(
-        [plain(urlsplit(p["url"]).path) + plain(p["title"]) + plain(p["section"]) for p in pages]
-    )
+    bm25 = BM25Okapi([page_tokens(p["url"], p["title"], p["section"]) for p in pages])
     built = time.perf_counter() - started
     del pages
     clean, _ = queries()
@@ -152,7 +146,7 @@ def work_baseline(manifest: Path, sample: int) -> dict:
     times = []
     for q in clean[::step][:sample]:
         t = time.perf_counter()
-        bm25.get_scores(plain(q))
+        bm25.get_scores(plain_tokens(q))
         times.append((time.perf_counter() - t) * 1000)
     return {
         "bm25_build_s": built,

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -33,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pinax import index, indexing, tokens  # noqa: E402
+from pinax.bm25 import page_tokens, plain_tokens  # noqa: E402
 from pinax.library import Library  # noqa: E402
 
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
@@ -77,18 +77,13 @@ def first_rank(urls: list[str], expected: list[str]) -> int | None:
 def baseline(name: str) -> Scores:
     from rank_bm25 import BM25Okapi
 
-    def plain(text: str) -> list[str]:
-        return re.findall(r"[a-z0-9]+", text.lower())
-
     # The manifest as written: loading would give title-less pages a title from their slug.
     pages = json.loads((CORPORA / "manifests" / f"{name}.json").read_text())["pages"]
-    bm25 = BM25Okapi(
-        [plain(urlsplit(p["url"]).path) + plain(p["title"]) + plain(p["section"]) for p in pages]
-    )
+    bm25 = BM25Okapi([page_tokens(p["url"], p["title"], p["section"]) for p in pages])
     urls = [p["url"] for p in pages]
 
     def rank_of(row: dict) -> int | None:
-        scores = bm25.get_scores(plain(row["query"]))
+        scores = bm25.get_scores(plain_tokens(row["query"]))
         top = np.argsort(-scores, kind="stable")[:10]
         return first_rank([urls[i] for i in top], row["expected"])
 

@@ -12,9 +12,23 @@ and the check that the postings arithmetic is right.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
+from urllib.parse import urlsplit
 
 import numpy as np
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def plain_tokens(text: str) -> list[str]:
+    """The baseline's tokens (../shared/corpora/README.md): lower-case `[a-z0-9]+` runs."""
+    return _WORD.findall(text.lower())
+
+
+def page_tokens(url: str, title: str, section: str) -> list[str]:
+    """The baseline's document for a page: the tokens of its URL path, title and section."""
+    return plain_tokens(urlsplit(url).path) + plain_tokens(title) + plain_tokens(section)
 
 
 class OkapiIndex:

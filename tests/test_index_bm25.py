@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from pinax.bm25 import OkapiIndex
+from pinax.bm25 import OkapiIndex, page_tokens, plain_tokens
 from tests.conftest import shared_path
 
 QUERIES = [
@@ -26,13 +24,9 @@ QUERIES = [
 ]
 
 
-def plain(text: str) -> list[str]:
-    return re.findall(r"[a-z0-9]+", text.lower())
-
-
 def corpus(path: Path) -> list[list[str]]:
     pages = json.loads(path.read_text())["pages"]
-    return [plain(urlsplit(p["url"]).path) + plain(p["title"]) + plain(p["section"]) for p in pages]
+    return [page_tokens(p["url"], p["title"], p["section"]) for p in pages]
 
 
 @pytest.mark.parametrize(
@@ -44,7 +38,7 @@ def test_scores_equal_rank_bm25_on_real_manifests(name: str) -> None:
     ours = OkapiIndex(documents)
     words = sorted({w for doc in documents[:50] for w in doc})[:20]
     for query in [*QUERIES, " ".join(words)]:
-        tokens = plain(query)
+        tokens = plain_tokens(query)
         assert np.allclose(
             ours.get_scores(tokens), expected.get_scores(tokens), rtol=1e-12, atol=1e-12
         )

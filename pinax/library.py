@@ -265,13 +265,13 @@ class Library:
         """Whether every search index is built."""
         return all(docs.ready for docs in self._docs.values())
 
-    def warm(self) -> None:
-        """Build every index and its term lookup table, and read the index files into the
-        page cache, now (e.g. in a background thread after start-up), so the first queries
-        are as fast as the others."""
+    def warm(self, read_files: bool = True) -> None:
+        """Build every index and its term lookup table, and (`read_files`) read the index
+        files into the page cache, now (e.g. in a background thread after start-up), so the
+        first queries are as fast as the others."""
         for docs in self.all():
             docs.index.vocabulary.prepare()
-            if docs.index_file is not None:
+            if read_files and docs.index_file is not None:
                 prefetch(docs.index_file)
 
     def search(

@@ -89,5 +89,6 @@ class LiveTools:
 
     def _build(self) -> Tools:
         tools = self._open()
-        tools.library.warm()
+        # The files are in the page cache already: just written, or read at start-up.
+        tools.library.warm(read_files=False)
         return tools

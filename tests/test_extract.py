@@ -84,6 +84,27 @@ def test_code_chrome_and_line_numbers_stay_out() -> None:
     assert "Copy" not in out
 
 
+def test_terminal_animation_shows_its_markup_as_text() -> None:
+    # FastAPI-style docs: termynal types the block out as HTML, coloured output and all.
+    code = '$ &lt;font color="#4E9A06"&gt;fastapi&lt;/font&gt; dev &lt;u&gt;main.py&lt;/u&gt;'
+    animated = (
+        f'<div class="termy"><div class="highlight"><pre><code>{code}</code></pre></div></div>'
+    )
+    assert md(animated) == "```\n$ fastapi dev main.py\n```\n"
+    assert '<font color="#4E9A06">' in md(f"<pre><code>{code}</code></pre>")
+
+
+def test_code_block_in_a_toolbar_wrapper_is_not_page_chrome() -> None:
+    # Prism's toolbar plugin wraps each block in div.code-toolbar ("toolbar" names chrome).
+    html = (
+        "<html><body><article><h1>T</h1>"
+        + "<p>Real text about the topic here.</p>" * 5
+        + '<div class="code-toolbar"><pre class="language-js"><code>let answer = 42;</code></pre>'
+        '<div class="toolbar"><button>Copy</button></div></div></article></body></html>'
+    )
+    assert "```js\nlet answer = 42;\n```" in extract(html, URL).markdown
+
+
 def test_docusaurus_token_lines_become_lines() -> None:
     html = (
         '<pre class="prism-code language-js"><code><div class="token-line">a()<br></div>'
@@ -155,8 +176,26 @@ def test_inline_formatting_links_and_images() -> None:
     assert "`x_y`, *this* and **that**" in out
     assert "[other](https://docs.example.org/other.html#frag)" in out
     assert "js." in out and "javascript:" not in out
-    assert "![Diagram](https://docs.example.org/img/a%20b.png)" in out
+    assert "![](https://docs.example.org/img/a%20b.png)" in out
+    assert "Diagram" not in out and "inline" in out
     assert "base64" not in out
+
+
+def test_alt_text_is_not_page_text_unless_it_is_all_there_is() -> None:
+    html = (
+        '<figure><img src="/tree.svg" alt="A diagram of three boxes">'
+        "<figcaption>Figure 1. A commit and its tree</figcaption></figure>"
+        '<p><a href="https://video.example.org/v1"><img src="/thumb.png" alt="Intro talk"></a></p>'
+        "<table><tr><th>Feature</th><th>Chrome</th></tr>"
+        '<tr><td>Grid</td><td><img src="/yes.svg" alt="Yes"></td></tr></table>'
+    )
+    out = md(html)
+    assert "![](https://docs.example.org/tree.svg)" in out
+    assert "diagram" not in out and "Figure 1. A commit and its tree" in out
+    assert (
+        "[![Intro talk](https://docs.example.org/thumb.png)](https://video.example.org/v1)" in out
+    )
+    assert "| Grid | Yes |" in out
 
 
 def test_base_href_resolves_links() -> None:
@@ -347,6 +386,53 @@ def test_main_content_without_page_chrome() -> None:
 def test_adjacent_label_spans_stay_separate_words() -> None:
     html = "<h4><span>customer</span><span>nullable string</span></h4><p><b>W</b>ord</p>"
     assert md(html) == "#### customer nullable string\n\n**W**ord\n"
+
+
+def test_adjacent_links_stay_separate_words() -> None:
+    html = (
+        "<p>Endpoints</p><div>"
+        '<a href="/api/create"><span>POST</span><span>/v1/charges</span></a>'
+        '<a href="/api/get"><span>GET</span><span>/v1/charges/:id</span></a></div>'
+    )
+    assert md(html) == (
+        "Endpoints\n\n[POST/v1/charges](https://docs.example.org/api/create) "
+        "[GET/v1/charges/:id](https://docs.example.org/api/get)\n"
+    )
+
+
+def test_table_of_contents_of_own_sections_is_dropped() -> None:
+    html = (
+        "<h1>Guide</h1><div class='toc'><p>Contents</p><ul><li><a href='#setup'>Setup</a></li>"
+        "<li><a href='#usage'>Usage</a></li></ul></div>"
+        "<h2 id='setup'>Setup</h2><p>Install it first.</p><h2 id='usage'>Usage</h2><p>Run it.</p>"
+    )
+    assert md(html) == "# Guide\n\n## Setup\n\nInstall it first.\n\n## Usage\n\nRun it.\n"
+
+
+def test_table_of_contents_of_other_pages_among_the_text_is_kept() -> None:
+    # DocBook (PostgreSQL and others): a chapter's page opens with the list of its sections,
+    # each on its own page; that list is the page's text. A "toc" sidebar of the site is not.
+    html = (
+        "<html><body><div class='sidebar-wrap'><div class='toc'>"
+        + "".join(f"<a href='/docs/p{i}.html'>Other page {i}</a>" for i in range(9))
+        + "</div></div><div id='docContent'><div class='chapter'><div class='titlepage'>"
+        "<h2>Chapter 11. Indexes</h2></div><div class='toc'><p><b>Table of Contents</b></p>"
+        "<dl class='toc'><dt><a href='indexes-intro.html'>11.1. Introduction</a></dt>"
+        "<dt><a href='indexes-types.html'>11.2. Index Types</a></dt></dl></div>"
+        "<p>Indexes are a common way to enhance database performance.</p></div></div>"
+        "</body></html>"
+    )
+    out = extract(html, URL).markdown
+    assert "[11.1. Introduction](https://docs.example.org/guide/indexes-intro.html)" in out
+    assert "Table of Contents" in out and "Indexes are a common way" in out
+    assert "Other page" not in out
+
+
+def test_page_feedback_prompts_are_dropped() -> None:
+    html = "<h1>T</h1>" + "<p>Real text about the topic.</p>" * 3
+    for prompt in ("Is this page useful?", "Did this page help you?", "Was this helpful?"):
+        html_with_prompt = html + f"<div><span>{prompt}<button>Yes</button></span></div>"
+        assert prompt not in md(html_with_prompt)
 
 
 def test_no_text_is_added_to_the_page() -> None:

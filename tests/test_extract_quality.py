@@ -3,9 +3,9 @@
 The metrics live in bench/quality.py (shared with bench/bench_extract.py, which also prints the
 baselines). Bars from the issue: on every generator and overall, word F1 >= 0.96, fenced-code
 recall >= 0.99, code-language recall >= 0.95, heading recall >= 0.98, boilerplate leak <= 0.02;
-on the WCXB documentation pages, `with` snippets >= 0.97 and `without` snippets <= 0.03.
-WCXB word F1 is held at 0.94 (above the best published 0.932): the issue's 0.95 is not reached,
-because six of the 89 ground truths cover only part of their page (see the report).
+on the WCXB documentation pages, word F1 >= 0.95 (the best published result is 0.932),
+`with` snippets >= 0.97 and `without` snippets <= 0.03. The margin is thin because six of the
+89 ground truths cover only part of their page (they average about 0.5; the others about 0.97).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tests.conftest import shared_path
 
 FIXTURE_BARS = {"f1": 0.96, "code": 0.99, "language": 0.95, "headings": 0.98}
 LEAK_BAR = 0.02
-WCXB_BARS = {"f1": 0.94, "with": 0.97}
+WCXB_BARS = {"f1": 0.95, "with": 0.97}
 WCXB_WITHOUT_BAR = 0.03
 
 

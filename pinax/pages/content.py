@@ -71,9 +71,9 @@ class _NameRule:
         )
 
     def find(self, root: LexborNode) -> list[LexborNode]:
-        return [n for n in root.css(self.selector) if n.tag in _CONTAINERS and self._named(n)]
+        return [n for n in root.css(self.selector) if n.tag in _CONTAINERS and self.named(n)]
 
-    def _named(self, node: LexborNode) -> bool:
+    def named(self, node: LexborNode) -> bool:
         attributes = node.attributes
         classes = attributes.get("class") or ""
         if self.in_class.search(classes):
@@ -99,6 +99,8 @@ _CHROME_NAMES = _NameRule(
     "header-nav navheader navfooter toolbar search signup popup modal",
     ids_start=False,
 )
+# ... of which these are tables of contents (see _chapter_contents).
+_TOC_NAMES = _NameRule("toc table-of-contents", ids_start=False)
 # ... of which these are never content, even inside the content container.
 _BOILERPLATE_NAMES = _NameRule(
     "breadcrumb breadcrumbs pagination pager prev-next prevnext feedback rating helpful "
@@ -109,7 +111,8 @@ _BOILERPLATE_NAMES = _NameRule(
 # Short blocks that say they are page furniture, whatever their markup (looked for near the
 # start and the end of the content, where such furniture sits).
 _BOILERPLATE_TEXT = re.compile(
-    r"^(?:was this (?:page |article |doc |content )?helpful\??.*|"
+    r"^(?:(?:was|is|did) this (?:page |article |doc |content |section )?"
+    r"(?:helpful|useful|help(?: you)?)\??.*|"
     r"last (?:updated|modified|reviewed|edited)\b.{0,200}|"
     r"(?:updated|modified|published) (?:on )?"
     r"(?:\d{4}-\d\d-\d\d|[a-z]+ \d{1,2},? \d{4}|\d{1,2} [a-z]+ \d{4}).{0,40}|"
@@ -132,9 +135,8 @@ _LANDMARK_SHARE = 0.6  # ... or this share, for <main> and <article>
 
 # Boilerplate inside the main container, by generator and in general.
 BOILERPLATE = (
-    # navigation and tables of contents (breadcrumbs, pagers: see _BOILERPLATE_NAMES)
-    'nav, [role="navigation"], .toc, #toc, .table-of-contents, .related-pages, '
-    ".md-source-file, .page-nav",
+    # navigation (tables of contents: TOC; breadcrumbs, pagers: _BOILERPLATE_NAMES)
+    'nav, [role="navigation"], .related-pages, .md-source-file, .page-nav',
     # edit links, version banners, copy buttons, source links of generators
     ".md-content__button, .theme-doc-footer, .theme-edit-this-page, .edit-this-page, "
     ".VPDocFooter, .td-page-meta, .d-print-none, .theme-doc-toc-mobile, "
@@ -148,6 +150,10 @@ BOILERPLATE = (
     "#siteNotice, #siteSub, #contentSub, #jump-to-nav, .mw-jump-link, .mw-editsection, "
     "#catlinks, .printfooter, .mw-indicators",
 )
+
+
+# Tables of contents inside the main container (kept when they are its text: _chapter_contents).
+TOC = ".toc, #toc, .table-of-contents"
 
 
 def drop_invisible(tree: LexborHTMLParser) -> None:
@@ -203,6 +209,9 @@ def drop_boilerplate(main: LexborNode) -> None:
     """Chrome inside the content container: by selector, by name, by wording at the edges."""
     for selector in BOILERPLATE:
         for node in main.css(selector):
+            node.decompose()
+    for node in main.css(TOC):
+        if not _chapter_contents(node):
             node.decompose()
     # Footers inside the content container are page chrome (just-the-docs puts its site
     # footer beside <main> inside #main-content).
@@ -281,8 +290,24 @@ def _drop_chrome(body: LexborNode, prose: Prose) -> None:
         if prose.link_density(node) > 0.5 and prose.outside_links(node) < limit:
             node.decompose()
     for node in _CHROME_NAMES.find(body):
-        if prose.outside_links(node) < limit and node.css_first("h1") is None:
+        if (
+            prose.outside_links(node) < limit
+            and node.css_first("h1, pre") is None  # code: a code block's toolbar wrapper
+            and not (_TOC_NAMES.named(node) and _chapter_contents(node))
+        ):
             node.decompose()
+
+
+def _chapter_contents(node: LexborNode) -> bool:
+    """A table of contents that is the page's own text: one of other pages, set among the
+    page's paragraphs (the opening of a chapter or a section index). One of the page's own
+    sections (links to #anchors) repeats its headings, and one beside the paragraphs (a
+    sidebar) is the site's navigation."""
+    parent = node.parent
+    if parent is None or not any(child.tag == "p" for child in parent.iter()):
+        return False
+    hrefs = [(link.attributes.get("href") or "").strip() for link in node.css("a[href]")]
+    return len(hrefs) >= 2 and sum(not h.startswith("#") for h in hrefs) > len(hrefs) / 2
 
 
 def _densest(node: LexborNode, prose: Prose) -> LexborNode:

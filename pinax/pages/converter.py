@@ -127,16 +127,11 @@ class _Converter(MarkdownConverter):
                 continue
             else:
                 text = self.process_node(child, child_name, name, tags)
-                # Sibling spans with no space between them are separate labels that CSS
-                # lays apart ("customer" "string"): keep them apart as words too.
                 if (
-                    child_name in _LABELS
-                    and index
-                    and children[index - 1][1] in _LABELS
+                    index
                     and strings
-                    and strings[-1][-1:].isalnum()
-                    and text[:1].isalnum()
-                    and "_noformat" not in tags
+                    and _laid_apart(children[index - 1][1], child_name, tags)
+                    and _glued(strings[-1], text, child_name)
                 ):
                     text = " " + text
                 strings.append(text)
@@ -212,11 +207,16 @@ class _Converter(MarkdownConverter):
         return f"[{text.strip() or 'video'}]({src})" if src else text
 
     def convert_img(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
+        """An image is a reference to it, without its alt text: that text stands in for the
+        image for readers who cannot see it, it is not text the page shows (a figure's
+        caption is, and stays). It stays where it is all there is: the label of a link that
+        is just the image (a video's thumbnail), or where an image cannot be Markdown (a
+        table cell, a heading, an inline data: URL: "Yes", a logo's name)."""
         alt = " ".join((el.get("alt") or "").split())
         src = el.get("src") or ""
         if not src or src.startswith("data:") or "_inline" in parent_tags:
             return alt
-        return f"![{alt}]({src})"
+        return f"![{alt if _labels_link(el.node) else ''}]({src})"
 
     def convert_a(self, el: Element, text: str, parent_tags: frozenset[str]) -> str:
         href = el.get("href") or ""
@@ -328,6 +328,30 @@ class _Converter(MarkdownConverter):
         title = " ".join(caption.text().split()) if caption is not None else ""
         head = f"{title}\n\n" if title else ""
         return "\n\n" + head + "\n".join(lines) + "\n\n"
+
+
+def _laid_apart(previous: str, name: str, tags: frozenset[str]) -> bool:
+    """Sibling elements with no space between them that CSS lays apart, so they stay apart as
+    words: label spans ("customer" "string") and links (a row of endpoints, tags, buttons)."""
+    if "_noformat" in tags:
+        return False
+    return (previous in _LABELS and name in _LABELS) or previous == name == "a"
+
+
+def _glued(before: str, text: str, name: str) -> bool:
+    """Whether `text` would run into the text before it ("string" after "customer", or
+    "[POST](b)" after "[GET](a)")."""
+    if name == "a":
+        return before.endswith(")") and text.startswith("[")
+    return before[-1:].isalnum() and text[:1].isalnum()
+
+
+def _labels_link(image: LexborNode) -> bool:
+    """Whether the image is the only content of the link around it."""
+    link = image.parent
+    while link is not None and link.tag != "a":
+        link = link.parent
+    return link is not None and not link.text().strip()
 
 
 def _blockquote(text: str, parent_tags: frozenset[str]) -> str:

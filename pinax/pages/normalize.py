@@ -88,12 +88,35 @@ def _code_blocks(tree: LexborHTMLParser, main: LexborNode) -> None:
             node.decompose()
         _drop_line_numbers(pre)
         text = _code_text(pre).replace("\u00a0", " ").rstrip()
+        if _in_terminal_animation(pre) and "<" in text:
+            text = _rendered_markup(text)
         for attr in list(pre.attributes):
             del pre.attrs[attr]
         pre.inner_html = ""
         pre.insert_child(text)
         if language:
             pre.attrs["data-lang"] = language
+
+
+def _in_terminal_animation(pre: LexborNode) -> bool:
+    """Inside a terminal animation (termynal and its `.termy` wrapper): a script types the
+    block out as HTML, so the tags in its text (colours of the program's output) are markup
+    the reader never sees."""
+    node = pre.parent
+    for _ in range(3):
+        if node is None:
+            return False
+        if "data-termynal" in node.attributes or {"termy", "termynal"} & set(_classes(node)):
+            return True
+        node = node.parent
+    return False
+
+
+def _rendered_markup(text: str) -> str:
+    """The text of `text` read as HTML, the way the terminal animation shows it."""
+    rendered = LexborHTMLParser(f"<pre>{text}</pre>")
+    pre = rendered.css_first("pre")
+    return pre.text(deep=True) if pre is not None else text
 
 
 def _drop_line_numbers(pre: LexborNode) -> None:

@@ -127,12 +127,15 @@ def render_get_section_pages(data: Row) -> str:
 def render_get_page(data: Row) -> str:
     first = {key: data.get(key) for key in ("title", "url")}
     head = _extras(first | data, ("markdown", "outline", "next_cursor"))
-    outline = [
-        f"{'  ' * (entry['level'] - 1)}- {entry['heading']} (#{entry['anchor']}, "
-        f"~{entry['tokens']} tokens)"
-        for entry in data.get("outline") or ()
-    ]
-    if outline:
+    entries = data.get("outline") or ()
+    outline = [_outline_line(entry) for entry in entries]
+    if any(entry.get("subheadings") for entry in entries):
+        outline.insert(
+            0,
+            "Outline (pass a heading or #anchor as `section` to read it, or "
+            "'anchor > subheading' for one of its subheadings):",
+        )
+    elif outline:
         outline.insert(0, "Outline (pass a heading or #anchor as `section` to read it):")
     more = (
         f"More text follows: call again with cursor={data['next_cursor']}"
@@ -140,6 +143,16 @@ def render_get_page(data: Row) -> str:
         else ""
     )
     return f"{_join(head, *outline, more)}\n\n{data.get('markdown', '')}"
+
+
+def _outline_line(entry: Row) -> str:
+    """One heading of a page outline; subheadings split by " | " (their text may hold commas)."""
+    line = (
+        f"{'  ' * (entry['level'] - 1)}- {entry['heading']} (#{entry['anchor']}, "
+        f"~{entry['tokens']} tokens)"
+    )
+    names = entry.get("subheadings")
+    return f"{line}; subheadings: {' | '.join(names)}" if names else line
 
 
 RENDERERS: dict[str, Callable[[Row], str]] = {

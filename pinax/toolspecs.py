@@ -361,10 +361,12 @@ GET_PAGE = ToolSpec(
             "section",
             _string(
                 "Read only this part of the page: a heading's text or anchor from the outline, "
-                "e.g. 'Usage'",
+                "e.g. 'Usage', or 'Heading > Subheading' for a name in an entry's subheadings "
+                "(the heading's anchor or text, then the name as listed), e.g. "
+                "'python-3130-beta-1 > Library'",
                 minLength=1,
                 maxLength=MAX_HEADING_LENGTH,
-                examples=["Usage"],
+                examples=["Usage", "python-3130-beta-1 > Library"],
             ),
             aliases=("heading", "anchor"),
         ),
@@ -412,7 +414,9 @@ GET_PAGE = ToolSpec(
         ),
         truncated={"type": "boolean", "description": "True when more text follows (next_cursor)"},
         outline=_list(
-            "The page's headings, when the page is over the budget",
+            "The page's (or section's) headings, when it is over the budget: every heading an "
+            "entry, or on a crowded page the shallow levels, each deeper heading named in its "
+            "listed ancestor's subheadings",
             _object(
                 "A heading",
                 ("level", "heading", "anchor", "tokens"),
@@ -420,11 +424,18 @@ GET_PAGE = ToolSpec(
                 heading=_string("Its text"),
                 anchor=_string("Pass as section to read it"),
                 tokens=_integer("Estimated tokens of the section with its subsections", minimum=0),
+                subheadings=_list(
+                    "Headings inside this one without an entry of their own, in page order, "
+                    "by text (or #anchor where the text repeats); read one with section "
+                    "'<anchor> > <subheading>'",
+                    {"type": "string"},
+                ),
             ),
         ),
         outline_truncated={
             "type": "boolean",
-            "description": "True when some headings are left out",
+            "description": "True when some headings are not named at all (a small max_tokens); "
+            "open a listed section to see its outline, or read on with next_cursor",
         },
         next_cursor=_string("Pass as cursor to read the following part"),
         markdown=_string("The page content (or the requested part) as Markdown"),

@@ -8,7 +8,16 @@ JSON, so escapes, the outline and the metadata count), not only for the Markdown
 
 Sections come from ATX headings (`## Title`) outside code fences. A section runs to the next
 heading of the same or a higher level; its anchor is the page's own `{#id}` when the Markdown
-carries one, else a GitHub-style slug (`-1`, `-2` for repeats).
+carries one, else a GitHub-style slug (`-1`, `-2` for repeats). A path `Heading > Subheading`
+names a heading inside another, so a title that repeats under every release of a changelog
+("Library", "Bug fixes") is addressable without its numbered anchor.
+
+At the default budget every heading is two calls away, whatever the page: the first call's
+outline lists each heading as an entry when they all fit; on a crowded page (hundreds of
+headings, a changelog) the shallow levels get entries and each deeper heading is named, text
+only, in its listed ancestor's `subheadings`, so the second call asks for `anchor > name`.
+Naming every heading wins over the first slice's length there: one reads such a page by its
+outline, not from the top.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ DEFAULT_MAX_TOKENS = 8000
 MIN_MAX_TOKENS = 500
 MAX_MAX_TOKENS = 20000
 OUTLINE_SHARE = 0.5  # at most this part of the budget goes to the outline
+CROWDED_SLICE_BYTES = 1000  # ...unless naming every heading needs more: then all but this
 MIN_SLICE_BYTES = 200  # a slice smaller than this cannot make progress worth a call
 
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
@@ -37,6 +47,7 @@ _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
+PATH_SEPARATOR = ">"
 
 
 class SectionNotFound(NotFound):
@@ -128,23 +139,63 @@ class Document:
         self._fence_starts = [begun for begun, _ in self.fences]
 
     def find(self, section: str) -> Heading | None:
-        """The first heading, in page order, whose anchor is `section`, else whose text is it,
-        else whose text starts with it, else contains it (all case-insensitive)."""
+        """The heading `section` names: first one whose anchor or text is exactly it, then a path
+        `Heading > Subheading` (each step searched inside the previous one's section), then the
+        first heading whose text starts with it, then whose text contains it."""
+        everything = range(len(self.headings))
+        found = self._match(section, everything, loose=False)
+        if found is None and PATH_SEPARATOR in section:
+            found = self._follow(section.split(PATH_SEPARATOR))
+        return found if found is not None else self._match(section, everything, loose=True)
+
+    def _follow(self, steps: list[str]) -> Heading | None:
+        """The heading at the end of a path, each step found inside the one before."""
+        numbers = range(len(self.headings))
+        found = None
+        for step in steps:
+            found = self._match(step, numbers, loose=True)
+            if found is None:
+                return None
+            numbers = self.inside(found.start + 1, found.end)
+        return found
+
+    def _match(self, section: str, numbers: range, loose: bool) -> Heading | None:
+        """The first heading of `numbers` whose anchor is `section`, else whose text is it;
+        when `loose`, else whose text starts with it, else contains it (all case-insensitive)."""
         wanted = section.strip().lstrip("#").strip()
         anchor = wanted.lower()
         text = _plain(wanted)
         if not text:
             return None
-        for test in (
-            lambda h: h.anchor.lower() == anchor,
-            lambda h: _plain(h.title) == text,
-            lambda h: _plain(h.title).startswith(text),
-            lambda h: text in _plain(h.title),
-        ):
-            for heading in self.headings:
-                if test(heading):
-                    return heading
+        plains = self.plains
+        tests = [
+            lambda i: self.headings[i].anchor.lower() == anchor,
+            lambda i: plains[i] == text,
+        ]
+        if loose:
+            tests += [lambda i: plains[i].startswith(text), lambda i: text in plains[i]]
+        for test in tests:
+            for i in numbers:
+                if test(i):
+                    return self.headings[i]
         return None
+
+    @cached_property
+    def plains(self) -> list[str]:
+        """Each heading's text as `find` compares it."""
+        return [_plain(h.title) for h in self.headings]
+
+    @cached_property
+    def parents(self) -> list[int]:
+        """Each heading's parent (the nearest heading above it of a higher level), or -1."""
+        parents: list[int] = []
+        open_headings: list[int] = []
+        for i, heading in enumerate(self.headings):
+            while open_headings and self.headings[open_headings[-1]].level >= heading.level:
+                open_headings.pop()
+            parents.append(open_headings[-1] if open_headings else -1)
+            open_headings.append(i)
+        return parents
 
     def inside(self, start: int, end: int) -> range:
         """The numbers of the headings that start in [start, end)."""
@@ -213,8 +264,10 @@ def window(
             return whole
     heads = [{**meta, "truncated": True}]
     if inner is not None:
-        room = int(budget * OUTLINE_SHARE) - _size(heads[0])
-        entries, complete = _outline(doc, inner, room)
+        meta_size = _size(heads[0])
+        room = int(budget * OUTLINE_SHARE) - meta_size
+        most = budget - meta_size - CROWDED_SLICE_BYTES
+        entries, complete = _outline(doc, inner, room, most)
         outlined = {**heads[0], "outline": entries}
         if not complete:
             outlined["outline_truncated"] = True
@@ -280,12 +333,100 @@ def _size(data: Any) -> int:
     return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
-def _outline(doc: Document, numbers: range, room: int) -> tuple[list[dict[str, Any]], bool]:
-    """The outline of headings `numbers` that fits in `room` bytes, and whether it is whole.
+def _outline(
+    doc: Document, numbers: range, room: int, most: int
+) -> tuple[list[dict[str, Any]], bool]:
+    """The outline of headings `numbers` and whether it names them all.
 
-    Shallow headings first: every heading down to the deepest level that fits whole, then the
-    next level's headings in page order while they fit.
+    Every heading its own entry when that fits in `room` bytes. Else entries for the deepest
+    levels that fit, each deeper heading named in its listed ancestor's `subheadings`: within
+    `room` if some depth fits, else within `most` (the first call to a crowded page is for
+    finding one's way, not for its first lines). Else, on a tiny budget, the shallow entries
+    that fit, and the outline is not whole.
     """
+    if sum(doc.entries[i][1] for i in numbers) <= room:
+        return [doc.entries[i][0] for i in numbers], True
+    levels = sorted({doc.headings[i].level for i in numbers})
+    roots = {i for i in numbers if doc.parents[i] not in numbers}  # always listed
+    for limit in (room, most):
+        for depth in reversed([0, *levels[:-1]]):
+            listed = {i for i in numbers if doc.headings[i].level <= depth} | roots
+            outline = _folded(doc, numbers, listed)
+            if _size(outline) <= limit:
+                deeper = [level for level in levels if level > depth]
+                if limit == room:  # the room left goes to entries for the next level
+                    outline = _promoted(doc, numbers, listed, deeper[0], room) or outline
+                return outline, True
+    return _shallow(doc, numbers, room), False
+
+
+def _promoted(
+    doc: Document, numbers: range, listed: set[int], level: int, room: int
+) -> list[dict[str, Any]] | None:
+    """The outline with entries for as many `level` headings as fit in `room` bytes, in page
+    order (a binary search: each one promoted adds about an entry's size)."""
+    candidates = [i for i in numbers if doc.headings[i].level == level and i not in listed]
+    best = None
+    low, high = 1, len(candidates)
+    while low <= high:
+        middle = (low + high) // 2
+        outline = _folded(doc, numbers, listed | set(candidates[:middle]))
+        if _size(outline) <= room:
+            best, low = outline, middle + 1
+        else:
+            high = middle - 1
+    return best
+
+
+def _folded(doc: Document, numbers: range, listed: set[int]) -> list[dict[str, Any]]:
+    """Entries for the `listed` headings of `numbers`, each other heading named in the
+    subheadings of its nearest listed ancestor."""
+    parents = doc.parents
+    names: dict[int, list[str]] = {i: [] for i in sorted(listed)}
+    known: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
+    for i in numbers:
+        if i in names:
+            continue
+        holder = parents[i]
+        while holder not in names:
+            holder = parents[holder]
+        if holder not in known:
+            known[holder] = _first_matches(doc, holder)
+        names[holder].append(_name(doc, i, known[holder]))
+    return [
+        {**doc.entries[i][0], "subheadings": found} if found else doc.entries[i][0]
+        for i, found in names.items()
+    ]
+
+
+def _first_matches(doc: Document, holder: int) -> tuple[dict[str, int], dict[str, int]]:
+    """The first heading inside `holder` for each anchor and each text, as `find` looks."""
+    heading = doc.headings[holder]
+    anchors: dict[str, int] = {}
+    texts: dict[str, int] = {}
+    for i in doc.inside(heading.start + 1, heading.end):
+        anchors.setdefault(doc.headings[i].anchor.lower(), i)
+        texts.setdefault(doc.plains[i], i)
+    return anchors, texts
+
+
+def _name(doc: Document, i: int, first: tuple[dict[str, int], dict[str, int]]) -> str:
+    """How heading `i` is named after `holder >`: its text, or `#anchor` when its text would
+    find an earlier heading there (or cannot be a path step)."""
+    title = doc.headings[i].title
+    wanted = title.strip().lstrip("#").strip()
+    anchors, texts = first
+    text = _plain(wanted)
+    found = anchors.get(wanted.lower(), texts.get(text))
+    if text and found == i and PATH_SEPARATOR not in title:
+        return title
+    return "#" + doc.headings[i].anchor
+
+
+def _shallow(doc: Document, numbers: range, room: int) -> list[dict[str, Any]]:
+    """Entries for the headings of `numbers` that fit in `room` bytes, shallow levels first:
+    every heading down to the deepest level that fits whole, then the next level's headings
+    in page order while they fit."""
     levels = doc.headings
     kept: list[int] = []
     used = 0
@@ -295,7 +436,7 @@ def _outline(doc: Document, numbers: range, room: int) -> tuple[list[dict[str, A
             break
         kept.append(i)
         used += size
-    return [doc.entries[i][0] for i in sorted(kept)], len(kept) == len(numbers)
+    return [doc.entries[i][0] for i in sorted(kept)]
 
 
 def _cut(doc: Document, start: int, end: int, room: int) -> int:

@@ -223,7 +223,11 @@ def serve(
 
     server = create_server(tools)
     if not http:
-        server.run()
+        import anyio
+
+        from pinax.stdio import serve_stdio
+
+        anyio.run(serve_stdio, server)
         return
     serve_http(server, settings, log_level)
 

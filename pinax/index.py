@@ -23,6 +23,7 @@ when nothing else of the query is found, matched inside known words (substring).
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -246,19 +247,25 @@ class SearchIndex:
         """The best `limit` pages for a plan, best first (ties in manifest order)."""
         if not plan.terms or plan.reference <= 0:
             return Ranked([], [])
-        docs, raw = self.top(plan.terms, limit + BOOST_POOL)
-        boosted = raw.astype(np.float64)
+        found, raw = self.top(plan.terms, limit + BOOST_POOL)
+        # A few dozen candidates at most: plain Python ranks them faster than numpy calls.
+        docs = found.tolist()
+        boosted = raw.tolist()
         if plan.title_key:
-            boosted[self._title_key[docs] == plan.title_key] *= EXACT_TITLE_BOOST
-        order = np.lexsort((docs, -boosted))[:limit]  # best first, ties in manifest order
+            for i, key in enumerate(self._title_key[found].tolist()):
+                if key == plan.title_key:
+                    boosted[i] *= EXACT_TITLE_BOOST
+        order = sorted(range(len(docs)), key=lambda i: (-boosted[i], docs[i]))[:limit]
         # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
         # its title and slug (raw = reference), approaching 1 for stronger matches.
-        scores = 1.0 - np.exp(boosted[order] * (-2.3 / plan.reference))
-        result = Ranked(docs[order].tolist(), np.round(scores, 4).tolist())
+        scale = -2.3 / plan.reference
+        result = Ranked(
+            [docs[i] for i in order], [round(1.0 - math.exp(boosted[i] * scale), 4) for i in order]
+        )
         if explain:
             result.explain = [
-                self.explain(d, plan, float(raw[i]), float(boosted[i] / raw[i]))
-                for d, i in zip(result.docs, order.tolist(), strict=True)
+                self.explain(docs[i], plan, float(raw[i]), boosted[i] / float(raw[i]))
+                for i in order
             ]
         return result
 
@@ -283,6 +290,7 @@ class SearchIndex:
         scratch, _ = self._scratch()
         reached: list[np.ndarray] = []
         strongest, bound = None, -1.0
+        every = None
         try:
             for term, weight in weights.items():
                 docs, values = self.postings(term)
@@ -291,18 +299,22 @@ class SearchIndex:
                 if self._term_max.item(term) * weight > bound:
                     strongest, bound = docs, self._term_max.item(term) * weight
             every = np.concatenate(reached) if len(reached) > 1 else reached[0]
+            candidates = every
             if len(every) > FEW_POSTINGS and strongest is not None:
                 if len(strongest) > k:
                     some = strongest
                 else:  # the first pages of each term: distinct, as the floor needs k pages
                     some = _unique(np.concatenate([docs[: 4 * k] for docs in reached]))
                 if len(some) > k:
-                    every = every[scratch[every] >= _kth(scratch[some], k)]
-            matched = _unique(every) if len(reached) > 1 else every
+                    candidates = every[scratch[every] >= _kth(scratch[some], k)]
+            matched = _unique(candidates) if len(reached) > 1 else candidates
             scores = scratch[matched]
         finally:
-            for docs in reached:
-                scratch[docs] = 0.0
+            if every is not None:
+                scratch[every] = 0.0
+            else:
+                for docs in reached:
+                    scratch[docs] = 0.0
         if len(matched) > k:
             keep = np.argpartition(scores, len(scores) - k)[-k:]
             matched, scores = matched[keep], scores[keep]

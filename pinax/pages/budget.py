@@ -90,6 +90,7 @@ class Document:
 
     def __init__(self, markdown: str) -> None:
         self.markdown = markdown
+        self.outlines: dict[tuple[int, int, int, int], Any] = {}  # _outline's, by arguments
         found: list[tuple[int, int, str, str]] = []
         self.fences: list[tuple[int, int]] = []
         fence: tuple[str, int] | None = None  # (marker, start) of the open fence
@@ -346,6 +347,17 @@ def _outline(
     """
     if sum(doc.entries[i][1] for i in numbers) <= room:
         return [doc.entries[i][0] for i in numbers], True
+    key = (numbers.start, numbers.stop, room, most)
+    if key not in doc.outlines:  # folding a crowded outline to size takes a few ms: once
+        if len(doc.outlines) >= 64:
+            doc.outlines.clear()
+        doc.outlines[key] = _crowded(doc, numbers, room, most)
+    return doc.outlines[key]
+
+
+def _crowded(
+    doc: Document, numbers: range, room: int, most: int
+) -> tuple[list[dict[str, Any]], bool]:
     levels = sorted({doc.headings[i].level for i in numbers})
     roots = {i for i in numbers if doc.parents[i] not in numbers}  # always listed
     for limit in (room, most):

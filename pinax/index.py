@@ -289,16 +289,22 @@ class SearchIndex:
         the pages at or above it to rank. Work in proportion to the postings, not the pages."""
         scratch, _ = self._scratch()
         reached: list[np.ndarray] = []
+        added: list[np.ndarray] = []
         strongest, bound = None, -1.0
         every = None
         try:
             for term, weight in weights.items():
                 docs, values = self.postings(term)
-                np.add.at(scratch, docs, values if weight == 1.0 else values * np.float32(weight))
                 reached.append(docs)
+                added.append(values if weight == 1.0 else values * np.float32(weight))
                 if self._term_max.item(term) * weight > bound:
                     strongest, bound = docs, self._term_max.item(term) * weight
-            every = np.concatenate(reached) if len(reached) > 1 else reached[0]
+            if len(reached) > 1:  # one scatter for all terms (a page may repeat: add.at)
+                every = np.concatenate(reached)
+                np.add.at(scratch, every, np.concatenate(added))
+            else:  # one term's pages are distinct
+                every = reached[0]
+                scratch[every] = added[0]
             candidates = every
             if len(every) > FEW_POSTINGS and strongest is not None:
                 if len(strongest) > k:
@@ -312,9 +318,6 @@ class SearchIndex:
         finally:
             if every is not None:
                 scratch[every] = 0.0
-            else:
-                for docs in reached:
-                    scratch[docs] = 0.0
         if len(matched) > k:
             keep = np.argpartition(scores, len(scores) - k)[-k:]
             matched, scores = matched[keep], scores[keep]

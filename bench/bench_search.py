@@ -16,7 +16,8 @@ processes so that memory figures are its own:
   p50/p99 for clean and for typo queries, RSS after all of them;
 - rank-bm25 `BM25Okapi.get_scores` over the same pages (URL path + title + section tokens),
   on a sample of the clean queries, in its own process;
-- `pinax serve` spawn-to-initialize with the saved index, and for 100k the p50/p99 of
+- `pinax serve` spawn-to-initialize with the saved index, beside its floor (a Python that only
+  imports what the server cannot start without: the MCP SDK and numpy), and for 100k the p50/p99 of
   `tools/call search_pages` over stdio from a real `mcp.Client` (warm server);
 - batch `pinax search` with the MDN DEV queries on stdin, start-up included.
 """
@@ -210,6 +211,18 @@ async def mcp_latency(manifest: Path, cache_root: Path, calls: int) -> dict:
     }
 
 
+def import_floor() -> float:
+    """Seconds from spawn to exit of a Python that only imports what the server cannot start
+    without (the MCP SDK and numpy): the floor under spawn-to-initialize."""
+    command = [sys.executable, "-c", "import mcp.server.mcpserver, numpy"]
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        subprocess.run(command, check=True, env={"PATH": os.environ.get("PATH", "")})
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
 def batch_search(manifest: Path, cache_root: Path) -> dict:
     lines = [
         json.loads(x)["query"]
@@ -277,6 +290,7 @@ def main() -> None:
             row.update(run_worker("baseline", str(manifest), str(args.baseline_sample)))
         spawns = [anyio.run(spawn_to_initialize, manifest, cache_root) for _ in range(3)]
         row["spawn_init_s"] = statistics.median(spawns)
+        row["import_floor_s"] = import_floor()
         if not args.skip_mcp and size == "100000":
             row.update(anyio.run(mcp_latency, manifest, cache_root, MCP_CALLS))
         if size == "mdn":
@@ -290,9 +304,10 @@ def report(rows: list[dict]) -> None:
     print(
         "\n| pages | build s | build peak MB | index MB | restart s | RSS after load MB "
         "| p50 ms | p99 ms | typo p50 ms | typo p99 ms | best-of-3 p50/p99 | typo best-of-3 "
-        "| serving RSS MB | rank-bm25 p50 ms | rank-bm25 p99 ms | spawn->init s |"
+        "| serving RSS MB | rank-bm25 p50 ms | rank-bm25 p99 ms | spawn->init s "
+        "| import floor s |"
     )
-    print("|---" * 16 + "|")
+    print("|---" * 17 + "|")
     for r in rows:
         bm25 = f"{r['bm25_p50']:.2f} | {r['bm25_p99']:.2f}" if "bm25_p50" in r else "- | -"
         print(
@@ -301,7 +316,8 @@ def report(rows: list[dict]) -> None:
             f"| {r['clean_p50']:.3f} | {r['clean_p99']:.3f} | {r['typo_p50']:.3f} "
             f"| {r['typo_p99']:.3f} | {r['clean_best_p50']:.3f} / {r['clean_best_p99']:.3f} "
             f"| {r['typo_best_p50']:.3f} / {r['typo_best_p99']:.3f} "
-            f"| {r['serving_rss_mb']:.0f} | {bm25} | {r['spawn_init_s']:.2f} |"
+            f"| {r['serving_rss_mb']:.0f} | {bm25} | {r['spawn_init_s']:.2f} "
+            f"| {r['import_floor_s']:.2f} |"
         )
     for r in rows:
         if "mcp_p50" in r:

@@ -26,7 +26,7 @@ import numpy as np
 
 from pinax.columns import PageColumns
 from pinax.pagetable import raw_path
-from pinax.tokens import MAX_TOKEN_LENGTH, PART_WEIGHT, STOP_WORDS, chunks, split_chunk, stemmer
+from pinax.tokens import MAX_TOKEN_LENGTH, PART_WEIGHT, STOP_WORDS, chunks, split_chunks, stemmer
 from pinax.vocabulary import build_words, sorted_strings
 
 FIELDS = ("title", "slug", "section", "description", "children", "phrase")
@@ -38,6 +38,7 @@ FORMAT = 1  # bump when the arrays or what they mean change (tokens, fields, wei
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
+ANALYSED = 1 << 18  # distinct chunks analysed at a time
 
 
 def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
@@ -92,7 +93,7 @@ class _Chunks:
         distinct text is cut into chunks once)."""
         distinct: dict[str, int] = {}
         which = np.fromiter((distinct.setdefault(t, len(distinct)) for t in texts), dtype=np.int64)
-        lists = [chunks(t) for t in distinct]
+        lists = list(map(chunks, distinct))
         ids = self.ids
         numbered = np.fromiter(
             (ids.setdefault(c, len(ids)) for c in itertools.chain.from_iterable(lists)),
@@ -103,34 +104,43 @@ class _Chunks:
         return numbered[_ragged(starts[which], per_text[which])], per_text[which]
 
     def arrays(self) -> dict[str, np.ndarray]:
-        """Analyse every numbered chunk, in one batch: the flat arrays, by chunk id."""
-        splits = [split_chunk(c) for c in self.ids]
-        count = np.fromiter(map(len, splits), dtype=np.int64, count=len(splits))
-        written = [word for split in splits for word, _ in split]
-        total = len(written)
-        half = np.fromiter((w < 1.0 for split in splits for _, w in split), dtype=bool, count=total)
-        words, terms = self.words, self.terms
-        for word in dict.fromkeys(written):
-            if word not in words:
-                words[word] = terms.setdefault(self._stem(word), len(terms))
-        term = np.fromiter(map(words.__getitem__, written), dtype=np.int32, count=total)
-        stop = np.fromiter((w in STOP_WORDS for w in written), dtype=bool, count=total)
-        owner = np.repeat(np.arange(len(splits)), count)  # the chunk of each token
-        self.plain.update(itertools.compress(written, half | (count == 1)[owner]))
-        weight = np.where(half, PART_WEIGHT, 1.0)
-        weight[stop] = 0.0
-        full = ~half & ~stop
-        full_count = np.bincount(owner[full], minlength=len(splits))
+        """Analyse every numbered chunk: the flat arrays, by chunk id. A batch of chunks at a
+        time, so that their tokens (many short-lived objects) never pile up in memory."""
+        every = iter(self.ids)
+        batches = iter(lambda: list(itertools.islice(every, ANALYSED)), [])
+        parts = [self._analyse(batch) for batch in batches] or [self._analyse([])]
+        count, term, half, length, full_count, full = map(np.concatenate, zip(*parts, strict=True))
+        del parts
         return {
             "start": np.concatenate([[0], np.cumsum(count)]),
             "count": count,
             "term": term,
             "half": half.astype(np.int8),
-            "length": np.bincount(owner, weights=weight, minlength=len(splits)),
+            "length": length,
             "full_start": np.concatenate([[0], np.cumsum(full_count)]),
             "full_count": full_count,
-            "full": term[full],
+            "full": full,
         }
+
+    def _analyse(self, batch: list[str]) -> tuple[np.ndarray, ...]:
+        """The tokens of some chunks: how many each has, their term ids and half-weight flags,
+        each chunk's length, and its full-weight content terms (count, then ids)."""
+        written, half, count = split_chunks(batch)
+        total = len(written)
+        words, terms = self.words, self.terms
+        for word in dict.fromkeys(written):
+            if word not in words:
+                words[word] = terms.setdefault(self._stem(word), len(terms))
+        term = np.fromiter(map(words.__getitem__, written), dtype=np.int32, count=total)
+        stop = np.fromiter(map(STOP_WORDS.__contains__, written), dtype=bool, count=total)
+        owner = np.repeat(np.arange(len(batch)), count)  # the chunk of each token
+        self.plain.update(itertools.compress(written, half | (count == 1)[owner]))
+        weight = np.where(half, PART_WEIGHT, 1.0)
+        weight[stop] = 0.0
+        full = ~half & ~stop
+        length = np.bincount(owner, weights=weight, minlength=len(batch))
+        full_count = np.bincount(owner[full], minlength=len(batch))
+        return count, term, half, length, full_count, term[full]
 
 
 class _Field:
@@ -299,7 +309,8 @@ def _postings(
 ) -> dict[str, np.ndarray]:
     ordered_terms = sorted(analysis.terms)
     rank = np.empty(len(ordered_terms), dtype=np.int64)
-    rank[[analysis.terms[t] for t in ordered_terms]] = np.arange(len(ordered_terms))
+    found = map(analysis.terms.__getitem__, ordered_terms)
+    rank[np.fromiter(found, dtype=np.int64, count=len(ordered_terms))] = np.arange(len(rank))
 
     lengths = np.stack([f.lengths for f in fields]) if size else np.zeros((len(FIELDS), 0))
     averages = np.maximum(lengths.mean(axis=1) if size else np.ones(len(FIELDS)), 1e-9)
@@ -308,49 +319,16 @@ def _postings(
     scale = scale.astype(np.float32).ravel()
     del lengths
     doc_bits = max(1, size.bit_length())
-    key = np.empty(sum(len(f.term) for f in fields), dtype=np.int64)
-    at = 0
-    for i in range(len(fields)):
-        f = fields[i]
-        part = key[at : at + len(f.term)]
-        np.take(rank, f.term, out=part)
-        part <<= doc_bits + 4
-        part |= (f.doc.astype(np.int64) << 4) | ((i << 1) | f.half.astype(np.int64))
-        at += len(f.term)
-        fields[i] = None  # type: ignore[call-overload]  # free each field once packed
+    key = _packed(fields, rank, doc_bits)
     key.sort()
-    # One posting per (term, page): where a run of equal keys without the field bits starts.
-    # Worked through in blocks, to keep temporary arrays small.
-    total = len(key)
-    new = np.empty(total, dtype=bool)
-    new[:1] = True
-    part = np.empty(total, dtype=np.float32)
-    page = (1 << doc_bits) - 1
-    for a in range(0, total, BLOCK):
-        b = min(total, a + BLOCK)
-        block = key[a:b]
-        if b > a + 1:
-            np.not_equal(block[1:] >> 4, block[:-1] >> 4, out=new[a + 1 : b])
-        if a:
-            new[a] = key[a] >> 4 != key[a - 1] >> 4
-        place = ((block >> 1) & 7) * size + ((block >> 4) & page)  # (field, page) in `scale`
-        part[a:b] = scale[place]
-        part[a:b][(block & 1).astype(bool)] *= PART_WEIGHT
-    del scale
-    first = np.flatnonzero(new)
-    del new
-    heads = key[first]
-    del key
-    post_term = (heads >> (doc_bits + 4)).astype(np.int32)
-    post_doc = ((heads >> 4) & page).astype(np.int32)
-    del heads
-    tf = np.add.reduceat(part, first).astype(np.float64) if len(first) else part.astype(float)
-    del part, first
+    new = _run_starts(key)
+    post_term, post_doc, tf = _merge_runs(key, new, scale, size, doc_bits)
+    del key, new, scale
 
     df = np.bincount(post_term, minlength=len(ordered_terms))
     term_idf = idf(df.astype(np.float64), size)
-    saturated = term_idf[post_term] * tf * (K1 + 1) / (K1 + tf)
-    post_weight = (saturated * prior[post_doc]).astype(np.float32)
+    post_weight = _weights(term_idf, tf, prior, post_term, post_doc)
+    del tf
     post_start = np.zeros(len(ordered_terms) + 1, dtype=np.int64)
     np.cumsum(df, out=post_start[1:])
     term_max = np.zeros(len(ordered_terms), dtype=np.float32)
@@ -369,6 +347,95 @@ def _postings(
     arrays.update(_impacts(post_start, post_doc, post_weight, df))
     arrays.update(build_words(analysis.words, analysis.plain, rank, df))
     return arrays
+
+
+def _packed(fields: list[_Field], rank: np.ndarray, doc_bits: int) -> np.ndarray:
+    """Every token as one 64-bit key (term rank, page, field, half weight), field by field;
+    each field is freed once packed, and no temporary is larger than one field's pages."""
+    key = np.empty(sum(len(f.term) for f in fields), dtype=np.int64)
+    at = 0
+    for i in range(len(fields)):
+        f = fields[i]
+        part = key[at : at + len(f.term)]
+        np.take(rank, f.term, out=part)
+        part <<= doc_bits + 4
+        doc = f.doc.astype(np.int64)
+        doc <<= 4
+        part |= doc
+        del doc
+        part |= f.half
+        part |= i << 1
+        at += len(f.term)
+        fields[i] = None  # type: ignore[call-overload]  # free each field once packed
+    return key
+
+
+def _run_starts(key: np.ndarray) -> np.ndarray:
+    """Where a run of equal sorted keys without the field bits (one posting per term and
+    page) starts; worked through in blocks, to keep temporary arrays small."""
+    new = np.empty(len(key), dtype=bool)
+    new[:1] = True
+    for a in range(1, len(key), BLOCK):
+        b = min(len(key), a + BLOCK)
+        np.not_equal(key[a:b] >> 4, key[a - 1 : b - 1] >> 4, out=new[a:b])
+    return new
+
+
+def _block_bounds(new: np.ndarray) -> list[int]:
+    """Places about BLOCK apart where runs start, so that no run spans two blocks."""
+    bounds = [0]
+    at = BLOCK
+    while at < len(new):
+        window = new[at : at + BLOCK]
+        if window.any():
+            bounds.append(at + int(window.argmax()))
+        at += BLOCK
+    bounds.append(len(new))
+    return sorted(set(bounds))
+
+
+def _merge_runs(
+    key: np.ndarray, new: np.ndarray, scale: np.ndarray, size: int, doc_bits: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each run's term and page, and its weighted frequency (the sum of what each of its
+    occurrences weighs); a block at a time, straight into arrays of the postings' size."""
+    total = int(np.count_nonzero(new))
+    post_term = np.empty(total, dtype=np.int32)
+    post_doc = np.empty(total, dtype=np.int32)
+    tf = np.empty(total, dtype=np.float32)
+    page = (1 << doc_bits) - 1
+    bounds = _block_bounds(new)
+    at = 0
+    for a, b in itertools.pairwise(bounds):
+        block = key[a:b]
+        starts = np.flatnonzero(new[a:b])
+        heads = block[starts]
+        end = at + len(starts)
+        post_term[at:end] = heads >> (doc_bits + 4)
+        post_doc[at:end] = (heads >> 4) & page
+        part = scale[((block >> 1) & 7) * size + ((block >> 4) & page)]  # (field, page)
+        part[(block & 1).astype(bool)] *= PART_WEIGHT
+        tf[at:end] = np.add.reduceat(part, starts)
+        at = end
+    return post_term, post_doc, tf
+
+
+def _weights(
+    term_idf: np.ndarray,
+    tf: np.ndarray,
+    prior: np.ndarray,
+    post_term: np.ndarray,
+    post_doc: np.ndarray,
+) -> np.ndarray:
+    """Each posting's final weight: BM25 saturation of its frequency, times its term's IDF
+    and its page's depth prior; element by element, so worked through in blocks."""
+    weight = np.empty(len(tf), dtype=np.float32)
+    for a in range(0, len(tf), BLOCK):
+        b = min(len(tf), a + BLOCK)
+        freq = tf[a:b].astype(np.float64)
+        saturated = term_idf[post_term[a:b]] * freq * (K1 + 1) / (K1 + freq)
+        weight[a:b] = saturated * prior[post_doc[a:b]]
+    return weight
 
 
 def _impacts(

@@ -30,7 +30,7 @@ from pinax.index import SearchIndex, corrected_query
 from pinax.indexing import FORMAT as INDEX_FORMAT
 from pinax.indexing import build, page_path, section_text
 from pinax.manifest import Manifest, Page
-from pinax.pagetable import PageTable, Picked, build_table, raw_path, trim, url_path
+from pinax.pagetable import PageTable, Picked, build_table, raw_paths_of, trim, url_path
 from pinax.store import IndexCache, StoreError, Writer, content_hash, load, prefetch, signature
 from pinax.tokens import chunk_words, chunks
 
@@ -97,7 +97,7 @@ class Docs:
         """Make the arrays a `Docs` is made of (what the store saves), handing each to `add`
         as soon as it is ready; return the header."""
         with _no_gc():  # millions of short-lived objects, none in a cycle
-            paths = [raw_path(u) for u in manifest.pages.url]
+            paths = raw_paths_of(manifest.pages.url)
             arrays, site = build_table(manifest.pages, manifest.url, paths)
             for name in list(arrays):
                 add(name, arrays.pop(name))

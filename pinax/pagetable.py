@@ -37,6 +37,27 @@ def raw_path(url: str) -> str:
     return found.group(1) if found else urlsplit(url).path
 
 
+def raw_paths_of(urls: Iterable[str]) -> list[str]:
+    """`raw_path` of many URLs (a manifest's): plain http(s) URLs are sliced, not parsed."""
+    return list(map(_sliced_path, urls))
+
+
+def _sliced_path(url: str) -> str:
+    """`raw_path` of a URL; one with an http(s) scheme and no query, fragment or whitespace
+    has its path from the first `/` after the host to the end."""
+    if url.startswith("https://"):
+        host = 8
+    elif url.startswith("http://"):
+        host = 7
+    else:
+        return raw_path(url)
+    # `isprintable` is false for every whitespace character but the space.
+    if "?" in url or "#" in url or " " in url or not url.isprintable():
+        return raw_path(url)
+    start = url.find("/", host)
+    return url[start:] if start >= 0 else ""
+
+
 def url_path(url: str) -> str:
     """A URL's path with trailing slashes trimmed (`/` for the root)."""
     return trim(raw_path(url))
@@ -130,7 +151,7 @@ def build_table(
     caller has them already."""
     urls = pages.url
     if raw_paths is None:
-        raw_paths = [raw_path(u) for u in urls]
+        raw_paths = raw_paths_of(urls)
     paths = [p.rstrip("/") or "/" for p in raw_paths]
     base = base_path_of(site_url, paths)
     arrays: dict[str, np.ndarray] = {}

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import Stemmer  # PyStemmer: the Snowball stemmers in C
 
 PART_WEIGHT = 0.5
@@ -36,6 +37,7 @@ _SEPARATOR = re.compile(r"[._\-/:]")
 # Words inside an identifier: a plural acronym (APIs, URLs: not `AP` + `Is`), an acronym before
 # a capitalised word (HTML in HTMLElement), a (capitalised) word, an acronym, a number.
 _CASE_PARTS = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_PARTS_OR_BREAK = re.compile(r"\n|" + _CASE_PARTS.pattern)  # case parts of chunks, one a line
 
 
 def make_stemmer() -> Any:
@@ -83,6 +85,56 @@ def split_chunk(chunk: str) -> tuple[Token, ...]:
     if len(parts) <= MAX_PARTS_JOINED and len(joined) <= MAX_TOKEN_LENGTH:
         found.append((joined, 1.0))
     return tuple(found)
+
+
+def split_chunks(batch: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """`split_chunk` of many chunks, for builds: the words of all (flat), which of them are
+    half weight, and how many each chunk has. ASCII chunks are cut by one regular expression
+    over them all (a one-word chunk is its own single case part there), others one by one."""
+    ascii_only = np.fromiter(map(str.isascii, batch), dtype=bool, count=len(batch))
+    if ascii_only.all():
+        return _split_ascii(batch)
+    words, half, count = _split_ascii(list(itertools.compress(batch, ascii_only)))
+    others = [split_chunk(c) for c in itertools.compress(batch, ~ascii_only)]
+    other_count = np.fromiter(map(len, others), dtype=np.int64, count=len(others))
+    owner = np.concatenate(
+        [
+            np.repeat(np.flatnonzero(ascii_only), count),
+            np.repeat(np.flatnonzero(~ascii_only), other_count),
+        ]
+    )
+    order = np.argsort(owner, kind="stable")  # back in chunk order
+    tokens = list(itertools.chain.from_iterable(others))
+    everything = np.array([*words, *(w for w, _ in tokens)], dtype=object)
+    halves = np.concatenate([half, np.array([w < 1.0 for _, w in tokens], dtype=bool)])
+    counts = np.zeros(len(batch), dtype=np.int64)
+    counts[ascii_only] = count
+    counts[~ascii_only] = other_count
+    return everything[order].tolist(), halves[order], counts
+
+
+def _split_ascii(batch: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """`split_chunks` of ASCII chunks: their case parts found in one pass over them all."""
+    found = _PARTS_OR_BREAK.findall("\n".join(batch))
+    items = " ".join(found).lower().split(" ") if found else []  # lower-cased, one for one
+    del found
+    is_break = np.fromiter(map("\n".__eq__, items), dtype=bool, count=len(items))
+    length = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    keep = ~is_break & (length <= MAX_TOKEN_LENGTH)
+    owner = np.cumsum(is_break)[keep]  # the chunk of each part kept
+    parts = np.bincount(owner, minlength=len(batch))
+    joined_length = np.bincount(owner, weights=length[keep], minlength=len(batch))
+    joins = (parts > 1) & (parts <= MAX_PARTS_JOINED) & (joined_length <= MAX_TOKEN_LENGTH)
+    count = parts + joins
+    start = np.cumsum(count) - count
+    words = np.empty(int(count.sum()), dtype=object)
+    half = np.zeros(len(words), dtype=bool)
+    at = np.arange(len(owner)) + (np.cumsum(joins) - joins)[owner]
+    words[at] = list(itertools.compress(items, keep))
+    half[at] = parts[owner] > 1
+    joined = "".join(itertools.compress(items, keep | is_break)).split("\n")
+    words[(start + parts)[joins]] = list(itertools.compress(joined, joins))
+    return words.tolist(), half, count
 
 
 def _one_word(piece: str) -> bool:

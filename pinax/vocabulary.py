@@ -50,13 +50,14 @@ def build_words(
     """Arrays for the written words: `words` maps each to its term id (build order), `plain`
     holds the words that are not joined identifiers, `term_rank` maps build ids to sorted ids."""
     ordered = sorted(words)
-    word_term = term_rank[np.array([words[w] for w in ordered], dtype=np.int64)]
+    ids = np.fromiter(map(words.__getitem__, ordered), dtype=np.int64, count=len(ordered))
+    word_term = term_rank[ids]
     keys: list[int] = []
     owners: list[int] = []
     for i, word in enumerate(ordered):
         if word in plain and len(word) >= MIN_TYPO_LENGTH - 1 and word.isalpha():
             variants = deletions(word, 2 if len(word) >= LONG_TYPO_LENGTH - 2 else 1)
-            keys.extend(zlib.crc32(v.encode()) for v in variants)
+            keys.extend(map(zlib.crc32, map(str.encode, variants)))
             owners.extend([i] * len(variants))
     key = np.array(keys, dtype=np.uint32)
     order = np.argsort(key, kind="stable")

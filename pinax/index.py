@@ -55,6 +55,7 @@ FEW_POSTINGS = 2048  # a query reaching no more pages than this ranks them all
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
 SAMPLE = 4096  # candidates sampled to set the first bar
+SORT_MAX = 1024  # distinct pages of an array this long or shorter are found by sorting
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
 FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
@@ -287,7 +288,8 @@ class SearchIndex:
         """Every term's postings added up (in the scratch scores); then a floor, the k-th best
         of some pages (the strongest term's, or the first pages of every term), leaves only
         the pages at or above it to rank. Work in proportion to the postings, not the pages."""
-        scratch, _ = self._scratch()
+        work = self._scratch()
+        scratch = work.scores
         reached: list[np.ndarray] = []
         added: list[np.ndarray] = []
         strongest, bound = None, -1.0
@@ -310,10 +312,10 @@ class SearchIndex:
                 if len(strongest) > k:
                     some = strongest
                 else:  # the first pages of each term: distinct, as the floor needs k pages
-                    some = _unique(np.concatenate([docs[: 4 * k] for docs in reached]))
+                    some = work.distinct(np.concatenate([docs[: 4 * k] for docs in reached]))
                 if len(some) > k:
                     candidates = every[scratch[every] >= _kth(scratch[some], k)]
-            matched = _unique(candidates) if len(reached) > 1 else candidates
+            matched = work.distinct(candidates) if len(reached) > 1 else candidates
             scores = scratch[matched]
         finally:
             if every is not None:
@@ -330,7 +332,8 @@ class SearchIndex:
         pages that only long terms reach, a threshold algorithm: expand the long term whose
         unseen pages could still score most (highest weights first), until the k-th best
         beats them all."""
-        scratch, seen = self._scratch()
+        work = self._scratch()
+        scratch, seen = work.scores, work.seen
         short = sorted(
             (t for t in weights if self._df(t) <= SHORT_MAX),
             key=lambda t: -self._term_max.item(t) * weights[t],
@@ -353,9 +356,9 @@ class SearchIndex:
                 candidates = np.concatenate(added) if len(added) > 1 else added[0]
                 partial = scratch[candidates]
                 # The best-looking candidates, scored fully, set the bar for the others.
-                best = _unique(candidates[partial >= _bar(partial, k * (len(added) + 1))])
+                best = work.distinct(candidates[partial >= _bar(partial, k * (len(added) + 1))])
                 floor = _kth(scratch[best] + self._lookup(best, lists), k) - sum(bounds)
-                candidates = _unique(candidates[partial >= floor])
+                candidates = work.distinct(candidates[partial >= floor])
                 seen[candidates] = True
                 marked.append(candidates)
                 found_docs.append(candidates)
@@ -419,13 +422,11 @@ class SearchIndex:
             bound = self._impact_bound.item(self._bound_start.item(term) + end // IMPACT_BLOCK)
         return self._impact_doc[s + depth : s + end], bound * float(factor), end
 
-    def _scratch(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per-thread page-sized scratch: scores and a mask of pages already taken (both
-        always left all zero)."""
+    def _scratch(self) -> Scratch:
+        """This thread's page-sized work arrays."""
         found = getattr(self._local, "scratch", None)
         if found is None:
-            found = np.zeros(self.size, dtype=np.float32), np.zeros(self.size, dtype=bool)
-            self._local.scratch = found
+            found = self._local.scratch = Scratch(self.size)
         return found
 
     # -- explaining ----------------------------------------------------------------------------
@@ -471,6 +472,26 @@ class SearchIndex:
             "boosts": {"depth": round(depth, 4), "exact_title": round(boost, 4)},
             "reference": round(plan.reference, 4),
         }
+
+
+class Scratch:
+    """Page-sized work arrays of one thread: scores and a mask of pages taken (both always
+    left all zero), and where each page was last written (see `distinct`)."""
+
+    def __init__(self, size: int) -> None:
+        self.scores = np.zeros(size, dtype=np.float32)
+        self.seen = np.zeros(size, dtype=bool)
+        self.owner = np.zeros(size, dtype=np.int32)
+
+    def distinct(self, pages: np.ndarray) -> np.ndarray:
+        """The distinct pages of an array, in no set order. Few are sorted; many are written
+        to `owner` at their places, and the places that stayed give one of each (no sort:
+        several times faster on thousands of pages)."""
+        if len(pages) <= SORT_MAX:
+            return _unique(pages)
+        places = np.arange(len(pages), dtype=np.int32)
+        self.owner[pages] = places
+        return pages[self.owner[pages] == places]
 
 
 def _unique(values: np.ndarray) -> np.ndarray:

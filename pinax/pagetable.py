@@ -75,6 +75,7 @@ def base_path_of(site_url: str, paths: Iterable[str]) -> str:
     return base if inside * 2 > total else ""
 
 
+ROWS_KEPT = 4096  # search result rows kept decoded, per manifest
 _SPANS = {4: struct.Struct("<2I"), 8: struct.Struct("<2Q")}
 
 
@@ -258,6 +259,7 @@ class PageTable(Sequence[Page]):
         self._sections = Strings(arrays["section_data"], arrays["section_offsets"])
         self._section_id = arrays["section_id"]
         self._section_cache: dict[int, str] = {}
+        self._rows: dict[int, tuple[str, str, str]] = {}
         self._groups = Strings(arrays["group_data"], arrays["group_offsets"])
         self._group_id = arrays["group_id"]
         self._optional = {
@@ -308,8 +310,14 @@ class PageTable(Sequence[Page]):
         return found
 
     def row(self, i: int) -> tuple[str, str, str]:
-        """(url, title, section) of a page: what a search result shows."""
-        return self._urls.get(i), self._titles.get(i), self.section(i)
+        """(url, title, section) of a page: what a search result shows (the rows of the first
+        few thousand pages shown are kept: the pages searches find tend to recur)."""
+        found = self._rows.get(i)
+        if found is None:
+            found = self._urls.get(i), self._titles.get(i), self.section(i)
+            if len(self._rows) < ROWS_KEPT:
+                self._rows[i] = found
+        return found
 
     def page(self, i: int) -> Page:
         group = self._group_id.item(i)

@@ -58,3 +58,18 @@ def test_top_finds_the_best_scores(
         found = np.sort(raw.astype(np.float64))[::-1]
         expected = best_scores(index, plan.terms)
         np.testing.assert_allclose(found, expected, rtol=1e-5, err_msg=str(plan.terms))
+
+
+@pytest.mark.parametrize(
+    "length", [0, 1, 7, index_module.SORT_MAX, index_module.SORT_MAX + 1, 50_000]
+)
+def test_distinct_pages_by_sorting_and_by_places(length: int) -> None:
+    """Both ways `Scratch.distinct` finds distinct pages (a sort for few, places written and
+    read back for many) give each page once, whatever the duplicates."""
+    work = index_module.Scratch(10_000)
+    rng = np.random.default_rng(length)
+    for high in (10, 10_000):  # many repeats, few repeats
+        pages = rng.integers(0, high, length).astype(np.int32)
+        found = work.distinct(pages)
+        assert len(found) == len(set(found.tolist()))
+        assert np.array_equal(np.sort(found), np.unique(pages))

@@ -251,22 +251,26 @@ class SearchIndex:
         found, raw = self.top(plan.terms, limit + BOOST_POOL)
         # A few dozen candidates at most: plain Python ranks them faster than numpy calls.
         docs = found.tolist()
-        boosted = raw.tolist()
+        negated = [-score for score in raw.tolist()]  # sorted ascending: best first
         if plan.title_key:
-            for i, key in enumerate(self._title_key[found].tolist()):
-                if key == plan.title_key:
-                    boosted[i] *= EXACT_TITLE_BOOST
-        order = sorted(range(len(docs)), key=lambda i: (-boosted[i], docs[i]))[:limit]
+            keys = self._title_key[found].tolist()
+            if plan.title_key in keys:
+                negated = [
+                    score * EXACT_TITLE_BOOST if key == plan.title_key else score
+                    for score, key in zip(negated, keys, strict=True)
+                ]
+        best = sorted(zip(negated, docs, strict=True))[:limit]  # ties in manifest order
         # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
         # its title and slug (raw = reference), approaching 1 for stronger matches.
-        scale = -2.3 / plan.reference
+        scale = 2.3 / plan.reference
         result = Ranked(
-            [docs[i] for i in order], [round(1.0 - math.exp(boosted[i] * scale), 4) for i in order]
+            [doc for _, doc in best], [round(1.0 - math.exp(score * scale), 4) for score, _ in best]
         )
         if explain:
+            unboosted = dict(zip(docs, raw.tolist(), strict=True))
             result.explain = [
-                self.explain(docs[i], plan, float(raw[i]), boosted[i] / float(raw[i]))
-                for i in order
+                self.explain(doc, plan, unboosted[doc], -score / unboosted[doc])
+                for score, doc in best
             ]
         return result
 

@@ -293,9 +293,8 @@ def main() -> None:
         row["spawn_init_s"] = statistics.median(spawns)
         row["import_floor_s"] = import_floor()
         if not args.skip_mcp and size == "100000":
-            # The client's own event loop is part of every round trip: the standard library's
-            # (asyncio.run, as most Python clients run), and anyio's runner beside it (about
-            # 0.5 ms slower per call here, with the same server).
+            # Twice, one after the other (a client under asyncio.run, then one under anyio.run,
+            # each with its own server): how far the two runs differ shows this machine's noise.
             row.update(asyncio.run(mcp_latency(manifest, cache_root, MCP_CALLS)))
             on_anyio = anyio.run(mcp_latency, manifest, cache_root, MCP_CALLS)
             row["mcp_anyio_p50"], row["mcp_anyio_p99"] = on_anyio["mcp_p50"], on_anyio["mcp_p99"]
@@ -330,7 +329,7 @@ def report(rows: list[dict]) -> None:
             print(
                 f"\nMCP tools/call search_pages over stdio at {r['pages']:,} pages: "
                 f"p50 {r['mcp_p50']:.2f} ms, p99 {r['mcp_p99']:.2f} ms ({r['mcp_n']} calls; "
-                f"client under anyio.run: p50 {r['mcp_anyio_p50']:.2f}, "
+                f"a second run, client under anyio.run: p50 {r['mcp_anyio_p50']:.2f}, "
                 f"p99 {r['mcp_anyio_p99']:.2f})"
             )
         if "batch_s" in r:

@@ -129,14 +129,10 @@ def render_get_page(data: Row) -> str:
     head = _extras(first | data, ("markdown", "outline", "next_cursor"))
     entries = data.get("outline") or ()
     outline = [_outline_line(entry) for entry in entries]
-    if any(entry.get("subheadings") for entry in entries):
-        outline.insert(
-            0,
-            "Outline (pass a heading or #anchor as `section` to read it, or "
-            "'anchor > subheading' for one of its subheadings):",
-        )
-    elif outline:
-        outline.insert(0, "Outline (pass a heading or #anchor as `section` to read it):")
+    if outline:
+        paths = any(entry.get("subheadings") for entry in entries)
+        also = ", or 'anchor > subheading' for one of its subheadings" if paths else ""
+        outline.insert(0, f"Outline (pass a heading or #anchor as `section` to read it{also}):")
     more = (
         f"More text follows: call again with cursor={data['next_cursor']}"
         if data.get("next_cursor")

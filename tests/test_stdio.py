@@ -38,6 +38,13 @@ SEARCH = {
 }
 
 
+SERVE = [sys.executable, "-m", "pinax", "serve"]
+
+
+def server_env(cache: Path) -> dict[str, str]:
+    return {"PATH": "", "PINAX_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+
+
 def lines(*messages: dict) -> str:
     return "".join(json.dumps(m) + "\n" for m in messages)
 
@@ -100,13 +107,13 @@ def converse(args: list[str], cache: Path, wanted: set[int], *chunks: str) -> di
     """Write `chunks` to a server over pipes, keeping stdin open (as clients do) until the
     requests `wanted` have their answers; the answers by id."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "pinax", "serve", *args],
+        [*SERVE, *args],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
         cwd=ROOT,
-        env={"PATH": "", "PINAX_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)},
+        env=server_env(cache),
     )
     assert server.stdin and server.stdout
     answers: dict[int, dict] = {}
@@ -149,13 +156,13 @@ def test_a_file_on_stdin_gets_the_sdk_transport(tmp_path: Path) -> None:
     requests.write_text(lines(INITIALIZE, INITIALIZED))
     with requests.open() as stdin:
         done = subprocess.run(
-            [sys.executable, "-m", "pinax", "serve", "--docs", str(react)],
+            [*SERVE, "--docs", str(react)],
             stdin=stdin,
             capture_output=True,
             text=True,
             timeout=60,
             cwd=ROOT,
-            env={"PATH": "", "PINAX_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)},
+            env=server_env(tmp_path),
             check=True,
         )
     assert replies(done.stdout)[1]["result"]["serverInfo"]["name"] == "pinax", done.stderr

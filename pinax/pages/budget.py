@@ -163,9 +163,7 @@ class Document:
     def _match(self, section: str, numbers: range, loose: bool) -> Heading | None:
         """The first heading of `numbers` whose anchor is `section`, else whose text is it;
         when `loose`, else whose text starts with it, else contains it (all case-insensitive)."""
-        wanted = section.strip().lstrip("#").strip()
-        anchor = wanted.lower()
-        text = _plain(wanted)
+        anchor, text = _looked_up(section)
         if not text:
             return None
         plains = self.plains
@@ -426,10 +424,9 @@ def _name(doc: Document, i: int, first: tuple[dict[str, int], dict[str, int]]) -
     """How heading `i` is named after `holder >`: its text, or `#anchor` when its text would
     find an earlier heading there (or cannot be a path step)."""
     title = doc.headings[i].title
-    wanted = title.strip().lstrip("#").strip()
     anchors, texts = first
-    text = _plain(wanted)
-    found = anchors.get(wanted.lower(), texts.get(text))
+    anchor, text = _looked_up(title)
+    found = anchors.get(anchor, texts.get(text))
     if text and found == i and PATH_SEPARATOR not in title:
         return title
     return "#" + doc.headings[i].anchor
@@ -503,6 +500,12 @@ def _slug(text: str) -> str:
     """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
     plain = _LINK.sub(r"\1", text).strip().lower()
     return _NOT_SLUG.sub("", plain).replace(" ", "-")
+
+
+def _looked_up(section: str) -> tuple[str, str]:
+    """What `section` is compared as: an anchor (lower-case) and a heading text (`_plain`)."""
+    wanted = section.strip().lstrip("#").strip()
+    return wanted.lower(), _plain(wanted)
 
 
 def _plain(text: str) -> str:

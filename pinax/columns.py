@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 from pinax import manifest as manifest_io
@@ -21,8 +22,10 @@ from pinax.manifest import Manifest, Page, parent_section, slug_title
 
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
 # Absolute http(s) URLs with a plain host (no user info, no IPv6 brackets) and no whitespace:
-# a strict subset of what `manifest.from_dict` accepts.
-_PLAIN_URL = re.compile(r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?")
+# a strict subset of what `manifest.from_dict` accepts. The group is the path as written.
+_PLAIN_URL = re.compile(
+    r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?((?:/[^?#\s]*)?)(?:[?#]\S*)?"
+)
 
 
 @dataclass
@@ -36,6 +39,8 @@ class PageColumns:
     group: list[str | None]
     markdown_url: list[str | None]
     lastmod: list[str | None]
+    # Each URL's path as written (`pagetable.raw_path`), when the checks found it on the way.
+    url_paths: list[str] | None = field(default=None, compare=False)
 
     def __len__(self) -> int:
         return len(self.url)
@@ -95,27 +100,50 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
 
 
 def _quick(pages: list[Any]) -> PageColumns | None:
-    """The columns, if every page passes the quick checks; None to take the slow path."""
-    if not all(type(p) is dict for p in pages):
+    """The columns, if every page passes the quick checks; None to take the slow path.
+    Each check is one pass in C (`map`, `set`) over a field of all pages."""
+    if not set(map(type, pages)) <= {dict}:
         return None
-    urls = [p.get("url") for p in pages]
-    if not all(type(u) is str for u in urls) or not all(map(_PLAIN_URL.fullmatch, urls)):
+    urls = _field(pages, "url")
+    if not _all_of(urls, str):
         return None
+    matches = list(map(_PLAIN_URL.fullmatch, urls))
+    if not all(matches):
+        return None
+    paths = list(map(re.Match.group, matches, repeat(1)))
+    del matches
     if len(set(urls)) != len(urls):
         return None
-    titles = [p.get("title") for p in pages]
-    if not all(type(t) is str for t in titles):
+    titles = _field(pages, "title")
+    if not _all_of(titles, str):
         return None
-    titles = [t.strip() or slug_title(u) for t, u in zip(titles, urls, strict=True)]
-    sections = [p.get("section") for p in pages]
-    if not all(s is None or (type(s) is str and s.startswith("/")) for s in sections):
+    titles = list(map(str.strip, titles))
+    if not all(titles):
+        titles = [t or slug_title(u) for t, u in zip(titles, urls, strict=True)]
+    sections = _field(pages, "section")
+    if not _all_of(sections, str, type(None)):
         return None
-    sections = [parent_section(u) if s is None else s for s, u in zip(sections, urls, strict=True)]
-    optional = {name: [p.get(name) for p in pages] for name in OPTIONAL}
-    for values in optional.values():
-        if not all(v is None or type(v) is str for v in values):
-            return None
+    given = [s for s in sections if s is not None] if None in sections else sections
+    if not all(map(str.startswith, given, repeat("/"))):
+        return None
+    if len(given) < len(sections):
+        sections = [
+            parent_section(u) if s is None else s for s, u in zip(sections, urls, strict=True)
+        ]
+    optional = {name: _field(pages, name) for name in OPTIONAL}
+    if not all(_all_of(values, str, type(None)) for values in optional.values()):
+        return None
     markdown = [u for u in optional["markdown_url"] if u is not None]
     if not all(map(_PLAIN_URL.fullmatch, markdown)):
         return None
-    return PageColumns(urls, titles, sections, **optional)
+    return PageColumns(urls, titles, sections, **optional, url_paths=paths)
+
+
+def _field(pages: list[dict[str, Any]], name: str) -> list[Any]:
+    """One field of every page (None where a page lacks it)."""
+    return list(map(dict.get, pages, repeat(name)))
+
+
+def _all_of(values: list[Any], *types: type) -> bool:
+    """Whether every value is exactly of one of these types (no subclasses, as JSON gives)."""
+    return set(map(type, values)) <= set(types)

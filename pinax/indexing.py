@@ -20,6 +20,9 @@ from __future__ import annotations
 import itertools
 import zlib
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from itertools import repeat
+from operator import itemgetter
 from urllib.parse import unquote
 
 import numpy as np
@@ -86,19 +89,18 @@ class _Chunks:
         self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
         self.words: dict[str, int] = {}  # written word -> term id
         self.plain: set[str] = set()  # written words that are not joined identifiers
-        self._stem = stemmer()
+        self._stem = stemmer()  # many words at a time
 
     def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
         """Chunk ids of many texts, concatenated, and how many chunks each text has (each
         distinct text is cut into chunks once)."""
-        distinct: dict[str, int] = {}
-        which = np.fromiter((distinct.setdefault(t, len(distinct)) for t in texts), dtype=np.int64)
+        texts = texts if isinstance(texts, list) else list(texts)
+        distinct = _numbered(texts)
+        which = np.fromiter(map(distinct.__getitem__, texts), dtype=np.int64, count=len(texts))
         lists = list(map(chunks, distinct))
-        ids = self.ids
-        numbered = np.fromiter(
-            (ids.setdefault(c, len(ids)) for c in itertools.chain.from_iterable(lists)),
-            dtype=np.int64,
-        )
+        every = list(itertools.chain.from_iterable(lists))
+        _number_new(self.ids, every)
+        numbered = np.fromiter(map(self.ids.__getitem__, every), dtype=np.int64, count=len(every))
         per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
         starts = np.cumsum(per_text) - per_text
         return numbered[_ragged(starts[which], per_text[which])], per_text[which]
@@ -128,9 +130,10 @@ class _Chunks:
         written, half, count = split_chunks(batch)
         total = len(written)
         words, terms = self.words, self.terms
-        for word in dict.fromkeys(written):
-            if word not in words:
-                words[word] = terms.setdefault(self._stem(word), len(terms))
+        new = list(itertools.filterfalse(words.__contains__, dict.fromkeys(written)))
+        stems = self._stem(new)
+        _number_new(terms, stems)
+        words.update(zip(new, map(terms.__getitem__, stems), strict=True))
         term = np.fromiter(map(words.__getitem__, written), dtype=np.int32, count=total)
         stop = np.fromiter(map(STOP_WORDS.__contains__, written), dtype=bool, count=total)
         owner = np.repeat(np.arange(len(batch)), count)  # the chunk of each token
@@ -141,6 +144,21 @@ class _Chunks:
         length = np.bincount(owner, weights=weight, minlength=len(batch))
         full_count = np.bincount(owner[full], minlength=len(batch))
         return count, term, half, length, full_count, term[full]
+
+
+def _numbered(values: Iterable[str]) -> dict[str, int]:
+    """The distinct values, numbered in order of first appearance."""
+    return dict(zip(dict.fromkeys(values), itertools.count()))
+
+
+def _number_new(ids: dict[str, int], values: Iterable[str]) -> None:
+    """Give the values `ids` lacks the next numbers, in order of first appearance."""
+    ids.update(
+        zip(
+            itertools.filterfalse(ids.__contains__, dict.fromkeys(values)),
+            itertools.count(len(ids)),
+        )
+    )
 
 
 class _Field:
@@ -198,19 +216,25 @@ def build(
     every = np.arange(size, dtype=np.int64)
     if paths is None:
         paths = [page_path(u, base_path) for u in pages.url]
+    # Pages share few (section, group) pairs: each pair's text is made once.
+    pairs = dict.fromkeys(zip(pages.section, pages.group, strict=True))
     sections: dict[str, int] = {}
-    section_of = np.array(
-        [
-            sections.setdefault(section_text(s, g, base_path), len(sections))
-            for s, g in zip(pages.section, pages.group, strict=True)
-        ],
+    for pair in pairs:
+        pairs[pair] = sections.setdefault(section_text(*pair, base_path), len(sections))
+    section_of = np.fromiter(
+        map(pairs.__getitem__, zip(pages.section, pages.group, strict=True)),
         dtype=np.int64,
+        count=size,
     )
+    del pairs
     described = [i for i, d in enumerate(pages.description) if d]
-    depths = np.array([min(255, p.count("/")) for p in paths], dtype=np.uint8)
+    slashes = np.fromiter(map(str.count, paths, repeat("/")), dtype=np.int64, count=size)
+    depths = np.minimum(slashes, 255).astype(np.uint8)
     analysis = _Chunks()
     title_ids, title_n = analysis.number(pages.title)
-    slug_ids, slug_n = analysis.number(p.rpartition("/")[2] for p in paths)
+    slugs = list(map(itemgetter(2), map(str.rpartition, paths, repeat("/"))))
+    slug_ids, slug_n = analysis.number(slugs)
+    del slugs
     del paths
     section_ids, section_n = analysis.number(sections)
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
@@ -247,13 +271,13 @@ def _spread(rows: _Field, row_of: np.ndarray, size: int) -> _Field:
 
 def _children(urls: Sequence[str], titles: _Field) -> _Field:
     """The children field: every title's tokens, filed under the page one URL level up."""
-    by_url = {u.rstrip("/"): i for i, u in enumerate(urls)}
-    parent = np.full(len(urls), -1, dtype=np.int64)
-    for doc, url in enumerate(urls):
-        head, _, tail = url.rstrip("/").rpartition("/")
-        if tail and not head.endswith("/"):
-            parent[doc] = by_url.get(head, -1)
-    del by_url
+    trimmed = list(map(str.rstrip, urls, repeat("/")))
+    by_url = dict(zip(trimmed, itertools.count()))
+    # A URL's parent is its trimmed URL without the last segment. No trimmed URL ends with
+    # "/", so a head like "https:/" or "https://host/" (of "https://host//x") finds nothing.
+    heads = map(itemgetter(0), map(str.rpartition, trimmed, repeat("/")))
+    parent = np.fromiter(map(by_url.get, heads, repeat(-1)), dtype=np.int64, count=len(urls))
+    del trimmed, by_url
     parent[parent == np.arange(len(urls))] = -1
     keep = parent[titles.doc] >= 0
     has_parent = parent >= 0
@@ -320,7 +344,12 @@ def _postings(
     del lengths
     doc_bits = max(1, size.bit_length())
     key = _packed(fields, rank, doc_bits)
-    key.sort()
+    # numpy sorts without the GIL: the vocabulary (all Python) is made meanwhile.
+    with ThreadPoolExecutor(1) as pool:
+        sorting = pool.submit(key.sort)
+        arrays = {"terms": sorted_strings(ordered_terms)}
+        arrays.update(build_words(analysis.words, analysis.plain, rank))
+        sorting.result()
     new = _run_starts(key)
     post_term, post_doc, tf = _merge_runs(key, new, scale, size, doc_bits)
     del key, new, scale
@@ -335,17 +364,16 @@ def _postings(
     if len(post_weight):
         used = df > 0
         term_max[used] = np.maximum.reduceat(post_weight, post_start[:-1][used])
-    arrays = {
-        "terms": sorted_strings(ordered_terms),
-        "term_idf": np.asarray(term_idf, dtype=np.float32),
-        "term_max": term_max,
-        "post_start": post_start,
-        "post_doc": post_doc,
-        "post_weight": post_weight,
-        "field_avg": averages.astype(np.float64),
-    }
+    arrays.update(
+        term_idf=np.asarray(term_idf, dtype=np.float32),
+        term_max=term_max,
+        post_start=post_start,
+        post_doc=post_doc,
+        post_weight=post_weight,
+        field_avg=averages.astype(np.float64),
+        word_df=df[arrays["word_term"]].astype(np.int32),
+    )
     arrays.update(_impacts(post_start, post_doc, post_weight, df))
-    arrays.update(build_words(analysis.words, analysis.plain, rank, df))
     return arrays
 
 

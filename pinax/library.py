@@ -26,6 +26,7 @@ from pinax import columns as columns_io
 from pinax import manifest as manifest_io
 from pinax.columns import ManifestColumns, PageColumns
 from pinax.errors import ManifestError, NotFound
+from pinax.heap import kept_for_reuse
 from pinax.index import SearchIndex, corrected_query
 from pinax.indexing import FORMAT as INDEX_FORMAT
 from pinax.indexing import build, page_path, section_text
@@ -97,7 +98,8 @@ class Docs:
         """Make the arrays a `Docs` is made of (what the store saves), handing each to `add`
         as soon as it is ready; return the header."""
         with _no_gc():  # millions of short-lived objects, none in a cycle
-            paths = raw_paths_of(manifest.pages.url)
+            paths = manifest.pages.url_paths or raw_paths_of(manifest.pages.url)
+            manifest.pages.url_paths = None  # the list is reused below
             arrays, site = build_table(manifest.pages, manifest.url, paths)
             for name in list(arrays):
                 add(name, arrays.pop(name))
@@ -399,17 +401,18 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
     if raw is None:
         raw = path.read_bytes()
     started = time.perf_counter()
-    with _no_gc():
-        manifest = columns_io.loads(raw, source)
-    del raw
-    try:
-        _save(manifest, target)
-    except OSError as exc:
-        log.warning("cannot save the index of %s (%s); keeping it in memory", source, exc)
-        arrays: dict[str, np.ndarray] = {}
-        return Docs(Docs.make(manifest, arrays.__setitem__), arrays)
+    with kept_for_reuse():
+        with _no_gc():
+            manifest = columns_io.loads(raw, source)
+        del raw
+        try:
+            _save(manifest, target)
+        except OSError as exc:
+            log.warning("cannot save the index of %s (%s); keeping it in memory", source, exc)
+            arrays: dict[str, np.ndarray] = {}
+            return Docs(Docs.make(manifest, arrays.__setitem__), arrays)
+        del manifest
     log.info("indexed %s in %.1f s", source, time.perf_counter() - started)
-    del manifest
     if previous and previous != digest:
         with contextlib.suppress(OSError):  # still mapped elsewhere, or gone: no matter
             cache.index_path(previous).unlink(missing_ok=True)

@@ -91,17 +91,21 @@ class Strings(Sequence[str]):
 
     @staticmethod
     def arrays(values: Iterable[str], name: str) -> dict[str, np.ndarray]:
-        encoded = [v.encode() for v in values]
-        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-        np.cumsum(
-            np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)), out=offsets[1:]
-        )
+        values = values if isinstance(values, list) else list(values)
+        joined = "".join(values)
+        if joined.isascii():  # a character is a byte: no string encoded on its own
+            data = joined.encode("ascii")
+            lengths = map(len, values)
+        else:
+            encoded = [v.encode() for v in values]
+            data = b"".join(encoded)
+            lengths = map(len, encoded)
+        del joined
+        offsets = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(lengths, dtype=np.int64, count=len(values)), out=offsets[1:])
         if offsets[-1] < 1 << 32:
             offsets = offsets.astype(np.uint32)
-        return {
-            f"{name}_data": np.frombuffer(b"".join(encoded), dtype=np.uint8),
-            f"{name}_offsets": offsets,
-        }
+        return {f"{name}_data": np.frombuffer(data, dtype=np.uint8), f"{name}_offsets": offsets}
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
@@ -162,10 +166,13 @@ def build_table(
     arrays.update(_distinct(pages.group, "group"))
     for name in ("description", "markdown_url", "lastmod"):
         arrays.update(_optional(getattr(pages, name), name))
-    arrays["path_order"] = np.array(
-        sorted(range(len(paths)), key=paths.__getitem__), dtype=np.int32
-    )
-    arrays["url_order"] = np.array(sorted(range(len(urls)), key=urls.__getitem__), dtype=np.int32)
+    url_order = sorted(range(len(urls)), key=urls.__getitem__)
+    # In URL order the paths are nearly sorted already (a site's URLs sort as their paths),
+    # which the sort is quick to finish; pages with equal paths may come in any order.
+    path_order = sorted(url_order, key=paths.__getitem__)
+    arrays["url_order"] = np.fromiter(url_order, dtype=np.int32, count=len(urls))
+    arrays["path_order"] = np.fromiter(path_order, dtype=np.int32, count=len(urls))
+    del url_order, path_order
     folders = _folders(paths)
     arrays.update(Strings.arrays(folders, "folder"))
     roots = _roots([site_url, *urls, *(u for u in pages.markdown_url if u)])

@@ -45,10 +45,12 @@ def sorted_strings(values: Sequence[str]) -> np.ndarray:
 
 
 def build_words(
-    words: dict[str, int], plain: set[str], term_rank: np.ndarray, df: np.ndarray
+    words: dict[str, int], plain: set[str], term_rank: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Arrays for the written words: `words` maps each to its term id (build order), `plain`
-    holds the words that are not joined identifiers, `term_rank` maps build ids to sorted ids."""
+    """Arrays for the written words (all but `word_df`, which the postings give: the
+    document frequency of each word's term): `words` maps each to its term id (build
+    order), `plain` holds the words that are not joined identifiers, `term_rank` maps build
+    ids to sorted ids."""
     ordered = sorted(words)
     ids = np.fromiter(map(words.__getitem__, ordered), dtype=np.int64, count=len(ordered))
     word_term = term_rank[ids]
@@ -64,7 +66,6 @@ def build_words(
     return {
         "words": sorted_strings(ordered),
         "word_term": word_term.astype(np.int32),
-        "word_df": df[word_term].astype(np.int32),
         "word_blob": np.frombuffer("\n".join(ordered).encode(), dtype=np.uint8),
         "delete_key": key[order],
         "delete_word": np.array(owners, dtype=np.int32)[order],

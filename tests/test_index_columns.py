@@ -11,6 +11,7 @@ from pinax import columns
 from pinax import manifest as manifest_io
 from pinax.columns import PageColumns
 from pinax.errors import ManifestError
+from pinax.pagetable import raw_path
 from tests.conftest import shared_path
 
 
@@ -86,3 +87,20 @@ def test_real_manifests() -> None:
         assert columns.loads(raw, str(path)).pages == PageColumns.of(
             manifest_io.loads(raw, str(path)).pages
         )
+
+
+def test_url_paths_found_by_the_checks() -> None:
+    urls = [
+        "https://x.org",
+        "http://x.org/",
+        "HTTPS://X.org:8443/a/b?q=1#f",
+        "https://x.org?q=/not/a/path",
+        "https://x.org#/frag",
+        "https://x.org/caf%C3%A9/ü/",
+        "https://x.org//double//",
+    ]
+    found = columns.loads(document(*({"url": u, "title": "t"} for u in urls)), "m.json")
+    assert found.pages.url_paths == [raw_path(u) for u in urls]
+    for path in sorted(shared_path("corpora", "manifests").glob("*.json")):
+        pages = columns.loads(path.read_bytes(), str(path)).pages
+        assert pages.url_paths == [raw_path(u) for u in pages.url]

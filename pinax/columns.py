@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
 
@@ -22,10 +22,8 @@ from pinax.manifest import Manifest, Page, parent_section, slug_title
 
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
 # Absolute http(s) URLs with a plain host (no user info, no IPv6 brackets) and no whitespace:
-# a strict subset of what `manifest.from_dict` accepts. The group is the path as written.
-_PLAIN_URL = re.compile(
-    r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?((?:/[^?#\s]*)?)(?:[?#]\S*)?"
-)
+# a strict subset of what `manifest.from_dict` accepts.
+_PLAIN_URL = re.compile(r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?")
 
 
 @dataclass
@@ -39,8 +37,6 @@ class PageColumns:
     group: list[str | None]
     markdown_url: list[str | None]
     lastmod: list[str | None]
-    # Each URL's path as written (`pagetable.raw_path`), when the checks found it on the way.
-    url_paths: list[str] | None = field(default=None, compare=False)
 
     def __len__(self) -> int:
         return len(self.url)
@@ -105,13 +101,8 @@ def _quick(pages: list[Any]) -> PageColumns | None:
     if not set(map(type, pages)) <= {dict}:
         return None
     urls = _field(pages, "url")
-    if not _all_of(urls, str):
+    if not _all_of(urls, str) or not all(map(_PLAIN_URL.fullmatch, urls)):
         return None
-    matches = list(map(_PLAIN_URL.fullmatch, urls))
-    if not all(matches):
-        return None
-    paths = list(map(re.Match.group, matches, repeat(1)))
-    del matches
     if len(set(urls)) != len(urls):
         return None
     titles = _field(pages, "title")
@@ -136,7 +127,7 @@ def _quick(pages: list[Any]) -> PageColumns | None:
     markdown = [u for u in optional["markdown_url"] if u is not None]
     if not all(map(_PLAIN_URL.fullmatch, markdown)):
         return None
-    return PageColumns(urls, titles, sections, **optional, url_paths=paths)
+    return PageColumns(urls, titles, sections, **optional)
 
 
 def _field(pages: list[dict[str, Any]], name: str) -> list[Any]:

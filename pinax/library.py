@@ -29,7 +29,7 @@ from pinax.errors import ManifestError, NotFound
 from pinax.heap import kept_for_reuse
 from pinax.index import SearchIndex, corrected_query
 from pinax.indexing import FORMAT as INDEX_FORMAT
-from pinax.indexing import build, page_path, section_text
+from pinax.indexing import build, page_path, page_paths, section_text
 from pinax.manifest import Manifest, Page
 from pinax.pagetable import PageTable, Picked, build_table, raw_paths_of, trim, url_path
 from pinax.store import IndexCache, StoreError, Writer, content_hash, load, prefetch, signature
@@ -98,16 +98,13 @@ class Docs:
         """Make the arrays a `Docs` is made of (what the store saves), handing each to `add`
         as soon as it is ready; return the header."""
         with _no_gc():  # millions of short-lived objects, none in a cycle
-            paths = manifest.pages.url_paths or raw_paths_of(manifest.pages.url)
-            manifest.pages.url_paths = None  # the list is reused below
+            paths = raw_paths_of(manifest.pages.url)
             arrays, site = build_table(manifest.pages, manifest.url, paths)
             for name in list(arrays):
                 add(name, arrays.pop(name))
             if index:
                 base = site["base_path"]
-                urls = manifest.pages.url
-                for i, (url, path) in enumerate(zip(urls, paths, strict=True)):
-                    paths[i] = page_path(url, base, path)
+                paths = page_paths(_handed_over(paths), base)
                 arrays = build(manifest.pages, base, _handed_over(paths))
                 for name in list(arrays):
                     add(name, arrays.pop(name))

@@ -133,7 +133,7 @@ class Strings(Sequence[str]):
 
 def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
     """A column most pages may lack: nothing at all when none has it."""
-    if all(v is None for v in values):
+    if values.count(None) == len(values):
         values = []
     arrays = Strings.arrays((v or "" for v in values), name)
     arrays[f"{name}_present"] = np.array([v is not None for v in values], dtype=bool)
@@ -142,7 +142,10 @@ def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
 
 def _distinct(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
     table: dict[str, int] = {}
-    ids = np.array([-1 if v is None else table.setdefault(v, len(table)) for v in values])
+    if values.count(None) == len(values):  # a column no page has (as most manifests' groups)
+        ids = np.full(len(values), -1)
+    else:
+        ids = np.array([-1 if v is None else table.setdefault(v, len(table)) for v in values])
     arrays = Strings.arrays(table, name)
     arrays[f"{name}_id"] = ids.astype(np.int32)
     return arrays

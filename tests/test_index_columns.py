@@ -11,6 +11,7 @@ from pinax import columns
 from pinax import manifest as manifest_io
 from pinax.columns import PageColumns
 from pinax.errors import ManifestError
+from pinax.indexing import page_path, page_paths
 from pinax.pagetable import raw_path
 from tests.conftest import shared_path
 
@@ -89,18 +90,17 @@ def test_real_manifests() -> None:
         )
 
 
-def test_url_paths_found_by_the_checks() -> None:
+@pytest.mark.parametrize("base", ["", "/en/dev"])
+def test_page_paths_in_bulk_as_one_by_one(base: str) -> None:
     urls = [
         "https://x.org",
-        "http://x.org/",
-        "HTTPS://X.org:8443/a/b?q=1#f",
-        "https://x.org?q=/not/a/path",
-        "https://x.org#/frag",
-        "https://x.org/caf%C3%A9/ü/",
-        "https://x.org//double//",
+        "https://x.org/en/dev",
+        "https://x.org/en/dev/a%2F/",
+        "https://x.org/en/devx/y",
+        "https://x.org/en/dev/caf%C3%A9//",
+        "https://x.org/x%2/",
+        "https://x.org/en/dev/topics/a/",
     ]
-    found = columns.loads(document(*({"url": u, "title": "t"} for u in urls)), "m.json")
-    assert found.pages.url_paths == [raw_path(u) for u in urls]
     for path in sorted(shared_path("corpora", "manifests").glob("*.json")):
-        pages = columns.loads(path.read_bytes(), str(path)).pages
-        assert pages.url_paths == [raw_path(u) for u in pages.url]
+        urls += columns.loads(path.read_bytes(), str(path)).pages.url
+    assert page_paths([raw_path(u) for u in urls], base) == [page_path(u, base) for u in urls]

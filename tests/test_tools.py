@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -183,3 +185,21 @@ def test_invalid_arguments(tools: Tools, call, message: str) -> None:
 def test_lenient_numbers(tools: Tools) -> None:
     assert len(tools.search_pages("fetch", limit="3", docs="mdn")["results"]) == 3
     assert len(tools.search_pages("fetch", limit=3.0, docs="mdn")["results"]) == 3
+
+
+def test_searching_never_loads_the_http_stack(tmp_path: Path) -> None:
+    """The page reader (httpx, httpcore) is loaded on the first get_page, not at start-up."""
+    manifest = Path(__file__).resolve().parent.parent / "manifests" / "drf.json"
+    code = (
+        "import sys\n"
+        "import pinax.server\n"
+        "from pinax.tools import Tools\n"
+        "from pathlib import Path\n"
+        f"tools = Tools.open([{str(manifest)!r}], Path({str(tmp_path)!r}))\n"
+        "assert tools.search_pages('serializers')['results']\n"
+        "print(sorted(m for m in ('httpx', 'httpcore') if m in sys.modules))\n"
+        "assert tools.reader is not None\n"
+        "print(sorted(m for m in ('httpx', 'httpcore') if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.splitlines() == ["[]", "['httpcore', 'httpx']"]

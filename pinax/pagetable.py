@@ -9,10 +9,13 @@ for the pages a caller asks for. The arrays may be memory-mapped from the on-dis
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 import struct
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import repeat
+from operator import itemgetter
 from typing import Any, TypeVar, overload
 from urllib.parse import urlsplit
 
@@ -133,7 +136,7 @@ class Strings(Sequence[str]):
 
 def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
     """A column most pages may lack: nothing at all when none has it."""
-    if values.count(None) == len(values):
+    if set(map(type, values)) <= {type(None)}:
         values = []
     arrays = Strings.arrays((v or "" for v in values), name)
     arrays[f"{name}_present"] = np.array([v is not None for v in values], dtype=bool)
@@ -141,13 +144,14 @@ def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
 
 
 def _distinct(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
-    table: dict[str, int] = {}
-    if values.count(None) == len(values):  # a column no page has (as most manifests' groups)
-        ids = np.full(len(values), -1)
-    else:
-        ids = np.array([-1 if v is None else table.setdefault(v, len(table)) for v in values])
+    """A column of few distinct values (in order of first appearance) and each page's (-1 for
+    none)."""
+    distinct = dict.fromkeys(values)
+    distinct.pop(None, None)
+    table = dict(zip(distinct, itertools.count()))
     arrays = Strings.arrays(table, name)
-    arrays[f"{name}_id"] = ids.astype(np.int32)
+    ids = map(table.get, values, repeat(-1))
+    arrays[f"{name}_id"] = np.fromiter(ids, dtype=np.int32, count=len(values))
     return arrays
 
 
@@ -205,7 +209,7 @@ def _roots(urls: Iterable[str]) -> set[str]:
 
 def _folders(paths: Sequence[str]) -> list[str]:
     """Every path prefix that has pages below it, sorted."""
-    parents = {p.rsplit("/", 1)[0] for p in paths}
+    parents = set(map(itemgetter(0), map(str.rpartition, paths, repeat("/"))))
     found = set()
     for parent in parents:
         parts = parent.split("/")

@@ -4,8 +4,10 @@ A build makes and frees gigabytes of arrays and objects. By default glibc hands 
 freed block straight back to the kernel, and the next one is faulted in again a page at a
 time: at a million pages that is about 190,000 extra page faults, over a second of the build
 on a VM. While a build runs, every block comes from malloc's heap and freed memory stays
-there for the next; when the build ends, the thresholds go back to glibc's defaults and the
-free memory is returned (`malloc_trim`). Elsewhere than on glibc, nothing changes.
+there for the next; when the build ends, both thresholds are set back to glibc's starting
+value and the free memory is returned (`malloc_trim`): a server that has just built a
+million-page index holds about 110 MB instead of 380. Elsewhere than on glibc, nothing
+changes.
 """
 
 from __future__ import annotations

@@ -104,7 +104,7 @@ class Docs:
                 add(name, arrays.pop(name))
             if index:
                 base = site["base_path"]
-                paths = page_paths(_handed_over(paths), base)
+                paths = page_paths(paths, base)
                 arrays = build(manifest.pages, base, _handed_over(paths))
                 for name in list(arrays):
                     add(name, arrays.pop(name))

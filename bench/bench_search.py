@@ -212,14 +212,21 @@ async def mcp_latency(manifest: Path, cache_root: Path, calls: int) -> dict:
 
 
 def import_floor() -> float:
-    """Seconds from spawn to exit of a Python that only imports what the server cannot start
-    without (the MCP SDK and numpy): the floor under spawn-to-initialize."""
-    command = [sys.executable, "-c", "import mcp.server.mcpserver, numpy"]
+    """Seconds from spawn to the end of the imports of a Python that only imports what the
+    server cannot start without (the MCP SDK and numpy): the floor under spawn-to-initialize.
+    Timed to a line it prints then, not to its exit, which would add the interpreter's
+    teardown that a serving process never pays before it answers."""
+    code = "import mcp.server.mcpserver, numpy; print('imported', flush=True)"
     times = []
     for _ in range(3):
         started = time.perf_counter()
-        subprocess.run(command, check=True, env={"PATH": os.environ.get("PATH", "")})
-        times.append(time.perf_counter() - started)
+        with subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            env={"PATH": os.environ.get("PATH", "")},
+        ) as child:
+            assert child.stdout is not None and child.stdout.readline() == b"imported\n"
+            times.append(time.perf_counter() - started)
     return statistics.median(times)
 
 

@@ -107,7 +107,8 @@ class _Chunks:
         """Chunk ids of many texts, concatenated, and how many chunks each text has (each
         distinct text is cut into chunks once)."""
         texts = texts if isinstance(texts, list) else list(texts)
-        distinct = _numbered(texts)
+        distinct: dict[str, int] = {}
+        _number_new(distinct, texts)
         which = np.fromiter(map(distinct.__getitem__, texts), dtype=np.int64, count=len(texts))
         lists = list(map(chunks, distinct))
         every = list(itertools.chain.from_iterable(lists))
@@ -156,11 +157,6 @@ class _Chunks:
         length = np.bincount(owner, weights=weight, minlength=len(batch))
         full_count = np.bincount(owner[full], minlength=len(batch))
         return count, term, half, length, full_count, term[full]
-
-
-def _numbered(values: Iterable[str]) -> dict[str, int]:
-    """The distinct values, numbered in order of first appearance."""
-    return dict(zip(dict.fromkeys(values), itertools.count()))
 
 
 def _number_new(ids: dict[str, int], values: Iterable[str]) -> None:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pinax.stdio import _Lines
 from tests.conftest import shared_path
+from tests.serving import ROOT, child_env, pinax_command
 
-ROOT = Path(__file__).resolve().parent.parent
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -36,13 +36,6 @@ SEARCH = {
     "method": "tools/call",
     "params": {"name": "search_pages", "arguments": {"query": "useState"}},
 }
-
-
-SERVE = [sys.executable, "-m", "pinax", "serve"]
-
-
-def server_env(cache: Path) -> dict[str, str]:
-    return {"PATH": "", "PINAX_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
 
 
 def lines(*messages: dict) -> str:
@@ -107,13 +100,13 @@ def converse(args: list[str], cache: Path, wanted: set[int], *chunks: str) -> di
     """Write `chunks` to a server over pipes, keeping stdin open (as clients do) until the
     requests `wanted` have their answers; the answers by id."""
     server = subprocess.Popen(
-        [*SERVE, *args],
+        pinax_command(*args),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
         cwd=ROOT,
-        env=server_env(cache),
+        env=child_env({"PINAX_CACHE_DIR": str(cache)}),
     )
     assert server.stdin and server.stdout
     answers: dict[int, dict] = {}
@@ -156,13 +149,13 @@ def test_a_file_on_stdin_gets_the_sdk_transport(tmp_path: Path) -> None:
     requests.write_text(lines(INITIALIZE, INITIALIZED))
     with requests.open() as stdin:
         done = subprocess.run(
-            [*SERVE, "--docs", str(react)],
+            pinax_command("--docs", str(react)),
             stdin=stdin,
             capture_output=True,
             text=True,
             timeout=60,
             cwd=ROOT,
-            env=server_env(tmp_path),
+            env=child_env({"PINAX_CACHE_DIR": str(tmp_path)}),
             check=True,
         )
     assert replies(done.stdout)[1]["result"]["serverInfo"]["name"] == "pinax", done.stderr

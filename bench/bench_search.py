@@ -18,7 +18,9 @@ processes so that memory figures are its own:
   on a sample of the clean queries, in its own process;
 - `pinax serve` spawn-to-initialize with the saved index, beside its floor (a Python that only
   imports what the server cannot start without: the MCP SDK and numpy), and for 100k the p50/p99 of
-  `tools/call search_pages` over stdio from a real `mcp.Client` (warm server);
+  `tools/call search_pages` over stdio from a real `mcp.Client` (warm server), beside the
+  two halves of that round trip (bench/mcp_floor.py): the same client against a server that
+  does no work, and the server answering a client that does no work;
 - batch `pinax search` with the MDN DEV queries on stdin, start-up included.
 """
 
@@ -37,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from bench import mcp_floor  # noqa: E402
 from bench.measure import peak_mb, percentile, rss_mb  # noqa: E402
 
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
@@ -190,11 +193,19 @@ async def spawn_to_initialize(manifest: Path, cache_root: Path) -> float:
         return time.perf_counter() - started
 
 
-async def mcp_latency(manifest: Path, cache_root: Path, calls: int) -> dict:
+def mcp_queries(calls: int) -> list[str]:
+    clean, typo = queries()
+    return (clean[::3] + typo[::3])[:calls]
+
+
+async def mcp_latency(
+    manifest: Path, cache_root: Path, calls: int, record: Path | None = None
+) -> dict:
+    """p50/p99 of search_pages through `mcp.Client`; `record` keeps what the server sent, for
+    the replaying server of mcp_floor."""
     from mcp import Client
 
-    clean, typo = queries()
-    mixed = (clean[::3] + typo[::3])[:calls]
+    mixed = mcp_queries(calls)
     async with Client(serve_params(manifest, cache_root), mode="legacy") as client:
         for q in mixed[:30]:
             await client.call_tool("search_pages", {"query": q})
@@ -204,11 +215,23 @@ async def mcp_latency(manifest: Path, cache_root: Path, calls: int) -> dict:
             result = await client.call_tool("search_pages", {"query": q})
             times.append((time.perf_counter() - t) * 1000)
             assert not result.is_error, result
+        if record is not None:
+            record.write_text(json.dumps(mcp_floor.record(await client.list_tools(), result)))
     return {
         "mcp_n": len(times),
         "mcp_p50": percentile(times, 0.5),
         "mcp_p99": percentile(times, 0.99),
     }
+
+
+async def mcp_halves(manifest: Path, cache_root: Path, answers: Path, calls: int) -> dict:
+    """The client's and the server's shares of the round trip (see bench/mcp_floor.py), with
+    the `answers` an `mcp_latency` run recorded."""
+    mixed = mcp_queries(calls)
+    row = await mcp_floor.client_floor(answers, mixed, calls)
+    params = serve_params(manifest, cache_root)
+    row.update(mcp_floor.server_alone([params.command, *params.args], params.env, mixed, calls))
+    return row
 
 
 def import_floor() -> float:
@@ -302,9 +325,11 @@ def main() -> None:
         if not args.skip_mcp and size == "100000":
             # Twice, one after the other (a client under asyncio.run, then one under anyio.run,
             # each with its own server): how far the two runs differ shows this machine's noise.
-            row.update(asyncio.run(mcp_latency(manifest, cache_root, MCP_CALLS)))
+            answers = cache_root / "mcp-answers.json"
+            row.update(asyncio.run(mcp_latency(manifest, cache_root, MCP_CALLS, answers)))
             on_anyio = anyio.run(mcp_latency, manifest, cache_root, MCP_CALLS)
             row["mcp_anyio_p50"], row["mcp_anyio_p99"] = on_anyio["mcp_p50"], on_anyio["mcp_p99"]
+            row.update(asyncio.run(mcp_halves(manifest, cache_root, answers, MCP_CALLS)))
         if size == "mdn":
             row.update(batch_search(manifest, cache_root))
         rows.append(row)
@@ -337,7 +362,12 @@ def report(rows: list[dict]) -> None:
                 f"\nMCP tools/call search_pages over stdio at {r['pages']:,} pages: "
                 f"p50 {r['mcp_p50']:.2f} ms, p99 {r['mcp_p99']:.2f} ms ({r['mcp_n']} calls; "
                 f"a second run, client under anyio.run: p50 {r['mcp_anyio_p50']:.2f}, "
-                f"p99 {r['mcp_anyio_p99']:.2f})"
+                f"p99 {r['mcp_anyio_p99']:.2f})\n"
+                f"  the same client against a server that replays a recorded answer at once "
+                f"(the client's own floor): p50 {r['client_floor_p50']:.2f}, "
+                f"p99 {r['client_floor_p99']:.2f}\n"
+                f"  pinax serve answering raw JSON-RPC lines (the server alone): "
+                f"p50 {r['server_alone_p50']:.2f}, p99 {r['server_alone_p99']:.2f}"
             )
         if "batch_s" in r:
             print(

@@ -305,20 +305,22 @@ class SearchIndex:
                 added.append(values if weight == 1.0 else values * np.float32(weight))
                 if self._term_max.item(term) * weight > bound:
                     strongest, bound = docs, self._term_max.item(term) * weight
+            # Pages as intp: numpy converts int32 indices on every fancy-index operation.
             if len(reached) > 1:  # one scatter for all terms (a page may repeat: add.at)
-                every = np.concatenate(reached)
+                every = np.concatenate(reached, dtype=np.intp)
                 np.add.at(scratch, every, np.concatenate(added))
             else:  # one term's pages are distinct
-                every = reached[0]
+                every = reached[0].astype(np.intp)
                 scratch[every] = added[0]
             candidates = every
             if len(every) > FEW_POSTINGS and strongest is not None:
                 if len(strongest) > k:
                     some = strongest
                 else:  # the first pages of each term: distinct, as the floor needs k pages
-                    some = work.distinct(np.concatenate([docs[: 4 * k] for docs in reached]))
-                if len(some) > k:
-                    candidates = every[scratch[every] >= _kth(scratch[some], k)]
+                    firsts = [docs[: 4 * k] for docs in reached]
+                    some = work.distinct(np.concatenate(firsts, dtype=np.intp))
+                if len(some) > k:  # `take`: no conversion of int32 pages either
+                    candidates = every[scratch[every] >= _kth(scratch.take(some), k)]
             matched = work.distinct(candidates) if len(reached) > 1 else candidates
             scores = scratch[matched]
         finally:

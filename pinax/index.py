@@ -355,6 +355,7 @@ class SearchIndex:
         try:
             for t in short:
                 docs, values = self.postings(t)
+                docs = docs.astype(np.intp)  # as in _top_short
                 w = weights[t]
                 np.add.at(scratch, docs, values if w == 1.0 else values * np.float32(w))
                 added.append(docs)
@@ -376,6 +377,7 @@ class SearchIndex:
                 if bounds[i] <= 0.0:
                     break
                 new, bounds[i], depths[i] = self._next(long[i], lists[i][0], depths[i], lists[i][2])
+                new = new.astype(np.intp)
                 new = new[~seen[new]]
                 if not len(new):
                     continue
@@ -407,6 +409,7 @@ class SearchIndex:
         docs: np.ndarray, lists: list[tuple[np.ndarray, np.ndarray, np.float32]]
     ) -> np.ndarray:
         """What terms add to pages, by binary search in their page-ordered postings."""
+        docs = docs.astype(np.int32)  # the postings' type: searchsorted would convert them
         total = np.zeros(len(docs), dtype=np.float32)
         for pages, values, factor in lists:
             at = np.searchsorted(pages, docs)

@@ -28,12 +28,16 @@ LOOKUPS_CACHED = 4096  # corrections and completions remembered per index
 
 
 def deletions(word: str, distance: int) -> set[str]:
-    """The word and every string up to `distance` deletions away from it."""
-    found = {word}
-    frontier = {word}
-    for _ in range(distance):
-        frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
-        found |= frontier
+    """The word and every string one deletion away from it, and two (distance 2) too. The
+    pairs of places are enumerated once each, not as deletions of each deletion (half the
+    strings made)."""
+    n = len(word)
+    found = {word[:i] + word[i + 1 :] for i in range(n)}
+    found.add(word)
+    if distance > 1:
+        found.update(
+            [word[:i] + word[i + 1 : j] + word[j + 1 :] for i in range(n) for j in range(i + 1, n)]
+        )
     return found
 
 
@@ -144,7 +148,7 @@ class Vocabulary:
 
     def _candidates(self, variants: set[str]) -> set[int]:
         """Known words filed under any of these strings."""
-        keys = np.fromiter((zlib.crc32(v.encode()) for v in variants), dtype=np.uint32)
+        keys = np.array(list(map(zlib.crc32, map(str.encode, variants))), dtype=np.uint32)
         lo = np.searchsorted(self._delete_key, keys, side="left").tolist()
         hi = np.searchsorted(self._delete_key, keys, side="right").tolist()
         return {

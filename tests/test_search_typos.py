@@ -122,3 +122,21 @@ def test_real_typo_queries() -> None:
     answer = tools.search_pages("useStaet", docs="react")
     assert answer["results"][0]["url"] == "https://react.dev/reference/react/useState"
     assert answer["did_you_mean"] == "usestate"
+
+
+def test_deletions_are_every_string_that_many_deletions_away() -> None:
+    """The lookup's deletions (pairs of places enumerated once) against their definition:
+    deletions of deletions."""
+    from pinax.vocabulary import deletions
+
+    def by_definition(word: str, distance: int) -> set[str]:
+        found = frontier = {word}
+        for _ in range(distance):
+            frontier = {w[:i] + w[i + 1 :] for w in frontier for i in range(len(w))}
+            found = found | frontier
+        return found
+
+    for word in ["", "a", "ab", "aab", "mississippi", "authentication", "useeffectevent"]:
+        for distance in (1, 2):
+            assert deletions(word, distance) == by_definition(word, distance), (word, distance)
+    assert len(deletions("abcd", 2)) == 1 + 4 + 6  # itself, one deletion, pairs of places

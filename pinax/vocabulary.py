@@ -28,9 +28,9 @@ LOOKUPS_CACHED = 4096  # corrections and completions remembered per index
 
 
 def deletions(word: str, distance: int) -> set[str]:
-    """The word and every string one deletion away from it, and two (distance 2) too. The
-    pairs of places are enumerated once each, not as deletions of each deletion (half the
-    strings made)."""
+    """The word and every string up to `distance` (1 or 2) deletions away from it. Two
+    deletions are enumerated as pairs of places, once each, not as deletions of each deletion
+    (half the strings made)."""
     n = len(word)
     found = {word[:i] + word[i + 1 :] for i in range(n)}
     found.add(word)

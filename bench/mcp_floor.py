@@ -61,25 +61,34 @@ def server_alone(command: list[str], env: dict[str, str], texts: list[str], call
         stdin.write(json.dumps(message).encode() + b"\n")
         stdin.flush()
 
+    def answer(number: int) -> dict[str, Any]:
+        """The answer to request `number` (notifications the server sends are passed over)."""
+        while True:
+            line = stdout.readline()
+            assert line, "the server ended"
+            message = json.loads(line)
+            if message.get("id") == number:
+                return message
+
     def call(number: int, text: str) -> dict[str, Any]:
         arguments = {"name": "search_pages", "arguments": {"query": text}}
         send({"jsonrpc": "2.0", "id": number, "method": "tools/call", "params": arguments})
-        return json.loads(stdout.readline())
+        return answer(number)
 
     try:
         client = {"name": "bench", "version": "1"}
         hello = {"protocolVersion": HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": client}
         send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": hello})
-        assert "result" in json.loads(stdout.readline())
+        assert "result" in answer(0)
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         for i, text in enumerate(texts[:30]):
             call(i + 1, text)
         times = []
         for i in range(calls):
             started = time.perf_counter()
-            answer = call(100 + i, texts[i % len(texts)])
+            reply = call(100 + i, texts[i % len(texts)])
             times.append((time.perf_counter() - started) * 1000)
-            assert "structuredContent" in answer["result"], answer
+            assert "structuredContent" in reply["result"], reply
     finally:
         stdin.close()
         server.wait(timeout=30)

@@ -28,17 +28,23 @@ LOOKUPS_CACHED = 4096  # corrections and completions remembered per index
 
 
 def deletions(word: str, distance: int) -> set[str]:
-    """The word and every string up to `distance` (1 or 2) deletions away from it. Two
-    deletions are enumerated as pairs of places, once each, not as deletions of each deletion
-    (half the strings made)."""
-    n = len(word)
-    found = {word[:i] + word[i + 1 :] for i in range(n)}
-    found.add(word)
+    """The word and every string up to `distance` (1 or 2) deletions away from it."""
+    ones = _one_away(word)
+    found = {word, *ones}
     if distance > 1:
-        found.update(
-            [word[:i] + word[i + 1 : j] + word[j + 1 :] for i in range(n) for j in range(i + 1, n)]
-        )
+        found |= _two_away(ones)
     return found
+
+
+def _one_away(word: str) -> list[str]:
+    """The strings one deletion away from a word, in order of the place deleted."""
+    return [word[:i] + word[i + 1 :] for i in range(len(word))]
+
+
+def _two_away(ones: list[str]) -> set[str]:
+    """The strings two deletions away from a word, from `_one_away` of it: each loses each
+    place from its own onwards (each pair of places once, not twice)."""
+    return {one[:j] + one[j + 1 :] for i, one in enumerate(ones) for j in range(i, len(one))}
 
 
 def sorted_strings(values: Sequence[str]) -> np.ndarray:
@@ -139,20 +145,27 @@ class Vocabulary:
         Words one edit away are looked for first, so a long word pays for two only if needed."""
         if len(word) < MIN_TYPO_LENGTH or not word.isalpha() or not len(self._delete_key):
             return None
-        variants = deletions(word, 1)
-        near = self._candidates(variants)
+        ones = _one_away(word)
+        near = self._candidates({word, *ones})
         found = self._closest(word, near, 1)
         if found is None and len(word) >= LONG_TYPO_LENGTH:
-            found = self._closest(word, near | self._candidates(deletions(word, 2) - variants), 2)
+            found = self._closest(word, near | self._candidates(_two_away(ones)), 2)
         return found
 
     def _candidates(self, variants: set[str]) -> set[int]:
-        """Known words filed under any of these strings."""
+        """Known words filed under any of these strings. Most strings are filed under none:
+        where the words filed under the few found end is looked up for those alone."""
         keys = np.array(list(map(zlib.crc32, map(str.encode, variants))), dtype=np.uint32)
-        lo = np.searchsorted(self._delete_key, keys, side="left").tolist()
-        hi = np.searchsorted(self._delete_key, keys, side="right").tolist()
+        filed = self._delete_key
+        starts = np.searchsorted(filed, keys)
+        found = filed[np.minimum(starts, len(filed) - 1)] == keys
+        if not found.any():
+            return set()
+        ends = np.searchsorted(filed, keys[found], side="right").tolist()
         return {
-            w for a, b in zip(lo, hi, strict=True) if b > a for w in self._delete_word[a:b].tolist()
+            w
+            for a, b in zip(starts[found].tolist(), ends, strict=True)
+            for w in self._delete_word[a:b].tolist()
         }
 
     def _closest(self, word: str, candidates: set[int], limit: int) -> int | None:

@@ -126,8 +126,8 @@ def test_real_typo_queries() -> None:
 
 def test_deletions_are_every_string_that_many_deletions_away() -> None:
     """The lookup's deletions (pairs of places enumerated once) against their definition:
-    deletions of deletions."""
-    from pinax.vocabulary import deletions
+    deletions of deletions. A long query word's second look takes the two-away ones alone."""
+    from pinax.vocabulary import _one_away, _two_away, deletions
 
     def by_definition(word: str, distance: int) -> set[str]:
         found = frontier = {word}
@@ -139,4 +139,6 @@ def test_deletions_are_every_string_that_many_deletions_away() -> None:
     for word in ["", "a", "ab", "aab", "mississippi", "authentication", "useeffectevent"]:
         for distance in (1, 2):
             assert deletions(word, distance) == by_definition(word, distance), (word, distance)
+        two_only = by_definition(word, 2) - by_definition(word, 1)
+        assert _two_away(_one_away(word)) == two_only, word
     assert len(deletions("abcd", 2)) == 1 + 4 + 6  # itself, one deletion, pairs of places

@@ -51,7 +51,9 @@ async def client_floor(answers: Path, texts: list[str], calls: int) -> dict[str,
     return {"client_floor_p50": percentile(times, 0.5), "client_floor_p99": percentile(times, 0.99)}
 
 
-def server_alone(command: list[str], env: dict[str, str], texts: list[str], calls: int) -> dict:
+def server_alone(
+    command: list[str], env: dict[str, str], texts: list[str], calls: int
+) -> dict[str, float]:
     """p50/p99 (ms) of the server's answer to a raw `tools/call` line, read as it comes."""
     server = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     assert server.stdin is not None and server.stdout is not None

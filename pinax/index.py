@@ -355,7 +355,7 @@ class SearchIndex:
         try:
             for t in short:
                 docs, values = self.postings(t)
-                docs = docs.astype(np.intp)  # as in _top_short
+                docs = docs.astype(np.intp)  # intp: see _top_short
                 w = weights[t]
                 np.add.at(scratch, docs, values if w == 1.0 else values * np.float32(w))
                 added.append(docs)

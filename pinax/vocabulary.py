@@ -42,8 +42,9 @@ def _one_away(word: str) -> list[str]:
 
 
 def _two_away(ones: list[str]) -> set[str]:
-    """The strings two deletions away from a word, from `_one_away` of it: each loses each
-    place from its own onwards (each pair of places once, not twice)."""
+    """The strings two deletions away from a word, from `_one_away` of it: the string missing
+    place i loses each place from i onwards, so every pair of places is taken once, not
+    twice."""
     return {one[:j] + one[j + 1 :] for i, one in enumerate(ones) for j in range(i, len(one))}
 
 
@@ -153,8 +154,9 @@ class Vocabulary:
         return found
 
     def _candidates(self, variants: set[str]) -> set[int]:
-        """Known words filed under any of these strings. Most strings are filed under none:
-        where the words filed under the few found end is looked up for those alone."""
+        """Known words filed under any of these strings. Most strings are filed under none,
+        so one binary search finds the few that are, and only those are searched again for
+        where their words end."""
         keys = np.array(list(map(zlib.crc32, map(str.encode, variants))), dtype=np.uint32)
         filed = self._delete_key
         starts = np.searchsorted(filed, keys)

@@ -8,6 +8,7 @@ from rapidfuzz.distance import OSA
 from pinax.library import Library
 from pinax.manifest import Manifest, from_dict
 from pinax.tools import Tools
+from pinax.vocabulary import _one_away, _two_away, deletions
 from tests.conftest import shared_path
 
 TITLES = [
@@ -127,7 +128,6 @@ def test_real_typo_queries() -> None:
 def test_deletions_are_every_string_that_many_deletions_away() -> None:
     """The lookup's deletions (pairs of places enumerated once) against their definition:
     deletions of deletions. A long query word's second look takes the two-away ones alone."""
-    from pinax.vocabulary import _one_away, _two_away, deletions
 
     def by_definition(word: str, distance: int) -> set[str]:
         found = frontier = {word}

@@ -28,7 +28,7 @@ from urllib.parse import unquote
 import numpy as np
 
 from pinax.columns import PageColumns
-from pinax.pagetable import raw_path
+from pinax.pagetable import raw_path, raw_paths_of
 from pinax.tokens import MAX_TOKEN_LENGTH, PART_WEIGHT, STOP_WORDS, chunks, split_chunks, stemmer
 from pinax.vocabulary import build_words, sorted_strings
 
@@ -223,7 +223,7 @@ def build(
     size = len(pages)
     every = np.arange(size, dtype=np.int64)
     if paths is None:
-        paths = page_paths(list(map(raw_path, pages.url)), base_path)
+        paths = page_paths(raw_paths_of(pages.url), base_path)
     # Pages share few (section, group) pairs: each pair's text is made once.
     pairs = dict.fromkeys(zip(pages.section, pages.group, strict=True))
     sections: dict[str, int] = {}
@@ -427,7 +427,7 @@ def _block_bounds(new: np.ndarray) -> list[int]:
             bounds.append(at + int(window.argmax()))
         at += BLOCK
     bounds.append(len(new))
-    return sorted(set(bounds))
+    return bounds  # increasing: each found start lies in its own window
 
 
 def _merge_runs(

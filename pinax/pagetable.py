@@ -136,7 +136,7 @@ class Strings(Sequence[str]):
 
 def _optional(values: Sequence[str | None], name: str) -> dict[str, np.ndarray]:
     """A column most pages may lack: nothing at all when none has it."""
-    if set(map(type, values)) <= {type(None)}:
+    if values.count(None) == len(values):
         values = []
     arrays = Strings.arrays((v or "" for v in values), name)
     arrays[f"{name}_present"] = np.array([v is not None for v in values], dtype=bool)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import threading
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -48,6 +48,11 @@ def _two_away(ones: list[str]) -> set[str]:
     return {one[:j] + one[j + 1 :] for i, one in enumerate(ones) for j in range(i, len(one))}
 
 
+def _filing_keys(variants: Iterable[str]) -> list[int]:
+    """The keys words are filed under in the deletion index, and looked up by: CRC-32s."""
+    return list(map(zlib.crc32, map(str.encode, variants)))
+
+
 def sorted_strings(values: Sequence[str]) -> np.ndarray:
     """Sorted strings as a fixed-width bytes array, searchable with `np.searchsorted`."""
     encoded = [v.encode() for v in values]
@@ -70,7 +75,7 @@ def build_words(
     for i, word in enumerate(ordered):
         if word in plain and len(word) >= MIN_TYPO_LENGTH - 1 and word.isalpha():
             variants = deletions(word, 2 if len(word) >= LONG_TYPO_LENGTH - 2 else 1)
-            keys.extend(map(zlib.crc32, map(str.encode, variants)))
+            keys.extend(_filing_keys(variants))
             owners.extend([i] * len(variants))
     key = np.array(keys, dtype=np.uint32)
     order = np.argsort(key, kind="stable")
@@ -157,7 +162,7 @@ class Vocabulary:
         """Known words filed under any of these strings. Most strings are filed under none,
         so one binary search finds the few that are, and only those are searched again for
         where their words end."""
-        keys = np.array(list(map(zlib.crc32, map(str.encode, variants))), dtype=np.uint32)
+        keys = np.array(_filing_keys(variants), dtype=np.uint32)
         filed = self._delete_key
         starts = np.searchsorted(filed, keys)
         found = filed[np.minimum(starts, len(filed) - 1)] == keys

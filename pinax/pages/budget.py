@@ -363,9 +363,9 @@ def _crowded(
             listed = {i for i in numbers if doc.headings[i].level <= depth} | roots
             outline = _folded(doc, numbers, listed)
             if _size(outline) <= limit:
-                deeper = [level for level in levels if level > depth]
                 if limit == room:  # the room left goes to entries for the next level
-                    outline = _promoted(doc, numbers, listed, deeper[0], room) or outline
+                    below = next(level for level in levels if level > depth)
+                    outline = _promoted(doc, numbers, listed, below, room) or outline
                 return outline, True
     return _shallow(doc, numbers, room), False
 

@@ -112,9 +112,9 @@ async def baseline(sitemap_url: str, concurrency: int) -> int:
 
 
 def run_scenario(name: str, sitemap_url: str, concurrency: int) -> dict[str, float]:
-    from pinax.build.core import build
-    from pinax.build.model import BuildOptions
-    from pinax.build.report import Reporter
+    from pinax.builder.core import build
+    from pinax.builder.model import BuildOptions
+    from pinax.builder.report import Reporter
 
     started = time.perf_counter()
     if name == "baseline":

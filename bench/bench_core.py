@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.measure import percentile  # noqa: E402
 from pinax import manifest as manifest_io  # noqa: E402
-from pinax.bm25 import page_tokens, plain_tokens  # noqa: E402
 from pinax.library import Library  # noqa: E402
+from pinax.search.bm25 import page_tokens, plain_tokens  # noqa: E402
 
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
 MANIFESTS = SHARED / "corpora" / "manifests"

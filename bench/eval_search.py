@@ -31,9 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pinax import index, indexing, tokens  # noqa: E402
-from pinax.bm25 import page_tokens, plain_tokens  # noqa: E402
 from pinax.library import Library  # noqa: E402
+from pinax.search import index, indexing, tokens  # noqa: E402
+from pinax.search.bm25 import page_tokens, plain_tokens  # noqa: E402
 
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
 CORPORA = SHARED / "corpora"

@@ -242,3 +242,14 @@ def _kind(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}.get(
         type(value), "null" if value is None else "a number"
     )
+
+
+def manifest_files(docs: Iterable[Path]) -> list[Path]:
+    """The manifest files named by `docs`: a folder stands for the `*.json` files in it."""
+    files: list[Path] = []
+    for entry in docs:
+        if entry.is_dir():
+            files.extend(sorted(p for p in entry.glob("*.json") if p.is_file()))
+        else:
+            files.append(entry)
+    return files

@@ -15,21 +15,26 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
-from pinax.index import confidence
 from pinax.library import Docs, Library, did_you_mean
 from pinax.manifest import Page
-from pinax.pages.budget import (
+from pinax.pages import (
     DEFAULT_MAX_TOKENS,
+    DEFAULT_TTL,
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
+    AddressPolicy,
+    PageCache,
     SectionNotFound,
+    UrlPolicy,
+    default_cache_dir,
+    origin_of,
+    site_origins,
     window,
 )
-from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
-from pinax.pages.policy import AddressPolicy, UrlPolicy, origin_of, site_origins
+from pinax.search import confidence
 
 if TYPE_CHECKING:
-    from pinax.pages.reader import PageReader
+    from pinax.pages import PageReader
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
@@ -95,7 +100,7 @@ class Tools:
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
 
         def make_reader() -> PageReader:
-            from pinax.pages.reader import PageReader
+            from pinax.pages import PageReader
 
             policy = UrlPolicy(site_origins(library.site_roots()), addresses)
             return PageReader(policy, cache)

@@ -13,9 +13,9 @@ import gzip
 from pathlib import Path
 from typing import Any
 
-from pinax.build.core import build
-from pinax.build.model import BuildOptions
-from pinax.build.report import Reporter
+from pinax.builder.core import build
+from pinax.builder.model import BuildOptions
+from pinax.builder.report import Reporter
 from pinax.manifest import Manifest
 from tests.conftest import shared_path
 from tests.http_site import Reply, Site

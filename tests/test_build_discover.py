@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from pinax.build.report import Reporter
+from pinax.builder.report import Reporter
 from pinax.errors import FetchFailed, InvalidArgs
 from tests.build_support import html_page, published, run_build, serve, urls
 from tests.conftest import shared_path

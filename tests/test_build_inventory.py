@@ -6,8 +6,8 @@ import zlib
 
 import pytest
 
-from pinax.build import inventory
-from pinax.build.model import BuildLimits
+from pinax.builder import inventory
+from pinax.builder.model import BuildLimits
 from pinax.errors import InvalidArgs
 from tests.build_support import published, run_build, serve, urls
 

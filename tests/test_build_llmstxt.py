@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pinax.build import llmstxt
+from pinax.builder import llmstxt
 from pinax.errors import FetchFailed, InvalidArgs
 from tests.build_support import html_page, published, run_build, serve, urls
 

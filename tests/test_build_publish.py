@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 
 from pinax import manifest as manifest_io
-from pinax.build.output import write_atomic
-from pinax.build.publish import CHANGED, REFUSED, publish
-from pinax.build.report import Reporter
+from pinax.builder.output import write_atomic
+from pinax.builder.publish import CHANGED, REFUSED, publish
+from pinax.builder.report import Reporter
 from tests.build_support import published, run_build
 
 

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from pinax.build.model import BuildLimits
-from pinax.build.report import Reporter
+from pinax.builder.model import BuildLimits
+from pinax.builder.report import Reporter
 from pinax.errors import InvalidArgs
 from tests.build_support import html_page, published, run_build, serve, urls
 from tests.http_site import Reply, Site

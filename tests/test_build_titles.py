@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from pinax.build.console import ConsoleReporter
+from pinax.builder.console import ConsoleReporter
 from tests.build_support import run_build, serve
 from tests.conftest import shared_path
 from tests.http_site import Reply

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pinax.build.llmstxt import html_twin
-from pinax.build.local import common_base
-from pinax.build.urls import default_name, in_prefix, readable_title, site_base
+from pinax.builder.llmstxt import html_twin
+from pinax.builder.local import common_base
+from pinax.builder.urls import default_name, in_prefix, readable_title, site_base
 
 
 @pytest.mark.parametrize(

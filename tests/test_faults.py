@@ -34,7 +34,7 @@ from pinax.pages.cache import FOLDER, PageCache
 from pinax.pages.fetch import Fetcher, Limits, resolve
 from pinax.pages.policy import AddressPolicy, UrlPolicy, site_origins
 from pinax.pages.reader import PageReader
-from pinax.server import create_server
+from pinax.server.app import create_server
 from pinax.tools import Tools
 from tests.conftest import LOOPBACK, ROOT
 from tests.http_site import Reply, Site

@@ -35,7 +35,7 @@ from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Limits
 from pinax.pages.policy import AddressPolicy, UrlPolicy, site_origins
 from pinax.pages.reader import PageReader
-from pinax.server import create_server
+from pinax.server.app import create_server
 from pinax.tools import Tools
 from tests.conftest import LOOPBACK, ROOT, shared_path
 from tests.http_site import Reply, Site

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pinax import heap
+from pinax.search import heap
 
 BLOCK = 64 << 20
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from pinax.bm25 import OkapiIndex, page_tokens, plain_tokens
+from pinax.search.bm25 import OkapiIndex, page_tokens, plain_tokens
 from tests.conftest import shared_path
 
 QUERIES = [

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from pinax import columns
 from pinax import manifest as manifest_io
-from pinax.columns import PageColumns
 from pinax.errors import ManifestError
-from pinax.indexing import page_path, page_paths
-from pinax.pagetable import raw_path
+from pinax.search import columns
+from pinax.search.columns import PageColumns
+from pinax.search.indexing import page_path, page_paths
+from pinax.search.pagetable import raw_path
 from tests.conftest import shared_path
 
 

@@ -15,8 +15,8 @@ import pytest
 from pinax.errors import ManifestError
 from pinax.library import Library
 from pinax.manifest import load
-from pinax.store import StoreError
-from pinax.store import load as load_index
+from pinax.search.store import StoreError
+from pinax.search.store import load as load_index
 from tests.conftest import shared_path
 
 ROOT = Path(__file__).resolve().parent.parent

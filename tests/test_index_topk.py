@@ -8,8 +8,8 @@ import json
 import numpy as np
 import pytest
 
-from pinax import index as index_module
 from pinax.library import Library
+from pinax.search import index as index_module
 from tests.conftest import shared_path
 
 K = 20

@@ -306,7 +306,7 @@ def test_small_pages_come_back_whole(tmp_path: Path, site: Site) -> None:
 def test_the_mcp_tool_takes_the_budget_arguments(tmp_path: Path, site: Site) -> None:
     from mcp import Client
 
-    from pinax.server import create_server
+    from pinax.server.app import create_server
 
     meta, folder = fixture("mkdocs-material/plugins-blog")
     url = site.add(meta["url_path"], html_reply(folder, meta))

@@ -10,10 +10,10 @@ from typing import Any
 import anyio
 import pytest
 
-from pinax import reference
 from pinax.errors import CODES
+from pinax.server import reference
+from pinax.server.toolspecs import SPECS
 from pinax.tools import Tools
-from pinax.toolspecs import SPECS
 from tests.conftest import ROOT, shared_path
 from tests.http_site import Reply, Site
 
@@ -22,7 +22,8 @@ def test_readme_tool_reference_is_generated() -> None:
     block = reference.block_of((ROOT / "README.md").read_text())
     assert block is not None, "README.md has no tool reference block between the markers"
     assert block == reference.markdown(), (
-        "README.md's tool reference is stale: run python -m pinax.reference --write README.md"
+        "README.md's tool reference is stale: "
+        "run python -m pinax.server.reference --write README.md"
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pinax.render import render
+from pinax.server.render import render
 
 
 def test_search_rendering_shows_new_fields_and_hides_nulls() -> None:

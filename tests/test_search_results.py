@@ -104,7 +104,7 @@ def test_bad_explain(tools: Tools) -> None:
 async def test_search_options_over_mcp(tools: Tools) -> None:
     from mcp import Client
 
-    from pinax.server import create_server
+    from pinax.server.app import create_server
 
     async with Client(create_server(tools, warm=False)) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}

@@ -7,8 +7,8 @@ from rapidfuzz.distance import OSA
 
 from pinax.library import Library
 from pinax.manifest import Manifest, from_dict
+from pinax.search.vocabulary import _one_away, _two_away, deletions
 from pinax.tools import Tools
-from pinax.vocabulary import _one_away, _two_away, deletions
 from tests.conftest import shared_path
 
 TITLES = [

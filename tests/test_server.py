@@ -21,11 +21,11 @@ import pytest
 from mcp import Client, MCPError
 from mcp.types import ResourceListChangedNotification, ResourceTemplateReference
 
-from pinax import server
-from pinax.reload import LiveTools
-from pinax.server import create_server
+from pinax.server import app as server
+from pinax.server.app import create_server
+from pinax.server.reload import LiveTools
+from pinax.server.toolspecs import SPECS
 from pinax.tools import Tools
-from pinax.toolspecs import SPECS
 from tests.conftest import shared_path
 from tests.http_site import Reply, Request, Site
 

@@ -1,4 +1,4 @@
-"""pinax.stdio: the asyncio pipe transport `pinax serve` uses on stdio, and its fallback.
+"""pinax.server.stdio: the asyncio pipe transport `pinax serve` uses on stdio, and its fallback.
 
 The real clients of test_server_stdio.py and test_clients_js.py talk to it over pipes; these
 tests check what they cannot: the wire is kept clear of stray output, a line over the limit
@@ -15,7 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from pinax.stdio import _Lines
+from pinax.server.stdio import _Lines
 from tests.conftest import shared_path
 from tests.serving import ROOT, child_env, pinax_command
 
@@ -52,7 +52,7 @@ def test_stray_output_goes_to_stderr_not_the_wire() -> None:
     script = textwrap.dedent(
         """
         import os, anyio
-        from pinax.stdio import stdio_streams
+        from pinax.server.stdio import stdio_streams
 
         async def main():
             async with stdio_streams() as (read, write):

@@ -15,7 +15,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinax.tokens import CHUNK, MAX_TOKEN_LENGTH, chunks, split_chunk, split_chunks
+from pinax.search.tokens import CHUNK, MAX_TOKEN_LENGTH, chunks, split_chunk, split_chunks
 from tests.conftest import shared_path
 
 

@@ -192,7 +192,7 @@ def test_searching_never_loads_the_http_stack(tmp_path: Path) -> None:
     manifest = Path(__file__).resolve().parent.parent / "manifests" / "drf.json"
     code = (
         "import sys\n"
-        "import pinax.server\n"
+        "import pinax.server.app\n"
         "from pinax.tools import Tools\n"
         "from pathlib import Path\n"
         f"tools = Tools.open([{str(manifest)!r}], Path({str(tmp_path)!r}))\n"

@@ -1,1 +1,67 @@
-"""Everything `get_page` needs: which URLs may be fetched, fetching, extraction, caching."""
+"""Everything `get_page` needs: which URLs may be fetched, fetching, extraction, caching.
+
+This package's door; nothing outside `pinax/pages/` imports the modules behind it. The
+fetching and extraction names (`PageReader`, `Fetcher`, `extract_page` ...) load the HTTP stack and
+the HTML parser on first use, so a process that never reads a page never imports them.
+
+- budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
+  `SectionNotFound`.
+- cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`.
+- policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins` (where a fetch
+  may go).
+- fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
+- extract: `extract_page`, `decode_html` (a saved HTML page to Markdown).
+"""
+
+from typing import TYPE_CHECKING
+
+from pinax.lazy import lazy_names
+from pinax.pages.budget import (
+    DEFAULT_MAX_TOKENS,
+    MAX_MAX_TOKENS,
+    MIN_MAX_TOKENS,
+    SectionNotFound,
+    window,
+)
+from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
+from pinax.pages.policy import AddressPolicy, Origin, UrlPolicy, origin_of, site_origins
+
+if TYPE_CHECKING:
+    from pinax.pages.extract import decode_html
+    from pinax.pages.extract import extract as extract_page
+    from pinax.pages.fetch import Fetcher, Limits, Response
+    from pinax.pages.reader import PageReader
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "PageReader": "reader",
+        "Fetcher": "fetch",
+        "Limits": "fetch",
+        "Response": "fetch",
+        "extract_page": "extract:extract",
+        "decode_html": "extract",
+    },
+)
+
+__all__ = [
+    "DEFAULT_MAX_TOKENS",
+    "DEFAULT_TTL",
+    "MAX_MAX_TOKENS",
+    "MIN_MAX_TOKENS",
+    "AddressPolicy",
+    "Fetcher",
+    "Limits",
+    "Origin",
+    "PageCache",
+    "PageReader",
+    "Response",
+    "SectionNotFound",
+    "UrlPolicy",
+    "decode_html",
+    "default_cache_dir",
+    "extract_page",
+    "origin_of",
+    "site_origins",
+    "window",
+]

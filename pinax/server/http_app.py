@@ -7,6 +7,7 @@ web page cannot reach the server through DNS rebinding. `/health` answers from m
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import socket
@@ -181,3 +182,16 @@ def describe(settings: HttpSettings) -> str:
     if settings.token:
         lines.insert(0, "every request except GET /health needs 'Authorization: Bearer <token>'")
     return "\n".join(lines)
+
+
+def run(mcp: MCPServer, settings: HttpSettings, log_level: str, say: Callable[[str], None]) -> None:
+    """Listen, `say` where and who may connect, and serve until interrupted; OSError if the
+    address cannot be had."""
+    import anyio
+
+    sock = bind(settings.host, settings.port)
+    app = build_app(mcp, settings, lambda: len(mcp.loaded_docs()))
+    say(f"serving MCP at {url_of(sock)} (health: /health)")
+    say(describe(settings))
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn has shut down cleanly by then
+        anyio.run(serve, app, sock, log_level)

@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from pinax.errors import InvalidArgs
-from pinax.pages.policy import origin_of
+from pinax.pages import origin_of
 
 from . import llmstxt, sitemap
 from .content import gunzip_if_needed

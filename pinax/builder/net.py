@@ -18,8 +18,7 @@ from urllib.robotparser import RobotFileParser
 import httpx
 
 from pinax.errors import FetchFailed, InvalidArgs
-from pinax.pages.fetch import Fetcher, Limits, Response
-from pinax.pages.policy import AddressPolicy, Origin, UrlPolicy, origin_of
+from pinax.pages import AddressPolicy, Fetcher, Limits, Origin, Response, UrlPolicy, origin_of
 
 from .urls import host_root
 

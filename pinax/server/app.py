@@ -35,11 +35,11 @@ from pydantic import ConfigDict
 
 from pinax import __version__
 from pinax.errors import PinaxError, error_result
-from pinax.reload import LiveTools
-from pinax.render import render
-from pinax.resources import add_resources, docs_resources
+from pinax.server.reload import LiveTools
+from pinax.server.render import render
+from pinax.server.resources import add_resources, docs_resources
+from pinax.server.toolspecs import SPECS, ToolSpec, bind, input_schema
 from pinax.tools import Tools
-from pinax.toolspecs import SPECS, ToolSpec, bind, input_schema
 
 log = logging.getLogger("pinax.server")
 

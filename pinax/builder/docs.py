@@ -72,7 +72,7 @@ def _build_into(source: str, target: Path, reporter: Reporter) -> None:
 
 
 def _cache_file(cache_dir: Path | None, source: str, label: str) -> Path:
-    from pinax.pages.cache import default_cache_dir
+    from pinax.pages import default_cache_dir
 
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-.") or "docs"

@@ -1,13 +1,13 @@
 """Search over one manifest: BM25F from numpy postings, with typo and partial-word rescue.
 
-The arrays come from `pinax.indexing.build` (or from the on-disk store, memory-mapped):
+The arrays come from `pinax.search.indexing.build` (or from the on-disk store, memory-mapped):
 
 - `terms` (sorted stems), `term_idf`, `term_max` (a term's highest posting weight);
 - `post_start`/`post_doc`/`post_weight`: per term, its pages in page order with their final
   BM25F weights; `impact_start`/`impact_doc`: the pages of long terms in descending weight
   order, with `bound_start`/`impact_bound` the weight at every 256th place;
 - `words`, `word_term`, `word_df`, `word_blob`, `delete_key`, `delete_word`: the vocabulary as
-  written, for corrections (see `pinax.vocabulary`);
+  written, for corrections (see `pinax.search.vocabulary`);
 - `field_avg` (average field lengths), `title_key` (fingerprint of each title's content
   words) and `doc_depth` (URL depth below the base path).
 
@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pinax.indexing import (
+from pinax.search.indexing import (
     FIELD_WEIGHTS,
     FIELDS,
     IMPACT_BLOCK,
@@ -42,8 +42,8 @@ from pinax.indexing import (
     depth_prior,
     idf,
 )
-from pinax.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
-from pinax.vocabulary import Vocabulary
+from pinax.search.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
+from pinax.search.vocabulary import Vocabulary
 
 PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
 CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
@@ -101,6 +101,13 @@ class Ranked:
 
 def confidence(score: float) -> str:
     return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
+
+
+def known_words(query: str, indexes: Sequence[SearchIndex]) -> frozenset[str]:
+    """The query's words that one of `indexes` knows: a word one manifest knows is not a typo,
+    so no other manifest corrects it."""
+    written = {w for chunk in chunks(query) for w, _ in chunk_words(chunk)}
+    return frozenset(w for w in written if any(index.knows(w) for index in indexes))
 
 
 def corrected_query(query: str, corrections: dict[str, str]) -> str:

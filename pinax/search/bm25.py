@@ -4,9 +4,9 @@ rank-bm25 scans every document once per query word; here each word's postings (t
 that contain it, with their precomputed term weights) are added up, so a query touches only the
 documents that contain its words. Same k1, b and epsilon, same IDF with its floor (words in more
 than half the documents get epsilon times the average IDF), same sum over the query's words
-(repeats included), so `get_scores` returns the same array. Pinax's own ranking (`pinax.index`)
-builds on the same postings idea with BM25F; this class is the baseline it is measured against
-and the check that the postings arithmetic is right.
+(repeats included), so `get_scores` returns the same array. Pinax's own ranking
+(`pinax.search.index`) builds on the same postings idea with BM25F; this class is the baseline
+it is measured against and the check that the postings arithmetic is right.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from pinax import manifest as manifest_io
 from pinax.errors import InvalidArgs
 from pinax.manifest import NAME_PATTERN, Manifest
-from pinax.pages.policy import AddressPolicy, Origin, origin_of
+from pinax.pages import AddressPolicy, Origin, origin_of
 
 from . import inventory, llms_source, llmstxt, local, sitemap_source
 from .content import sniff

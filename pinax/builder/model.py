@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from pinax.manifest import Page
-from pinax.pages.fetch import Limits
+from pinax.pages import Limits
 
 TitleMode = Literal["slug", "fetch"]
 

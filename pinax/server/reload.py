@@ -17,22 +17,12 @@ from pathlib import Path
 import anyio
 
 from pinax.errors import PinaxError
+from pinax.manifest import manifest_files
 from pinax.tools import Tools
 
 log = logging.getLogger("pinax.reload")
 
 Snapshot = tuple[tuple[str, int, int, int], ...]
-
-
-def manifest_files(docs: Iterable[Path]) -> list[Path]:
-    """The manifest files named by `docs`: a folder stands for the `*.json` files in it."""
-    files: list[Path] = []
-    for entry in docs:
-        if entry.is_dir():
-            files.extend(sorted(p for p in entry.glob("*.json") if p.is_file()))
-        else:
-            files.append(entry)
-    return files
 
 
 def snapshot(docs: Iterable[Path]) -> Snapshot:

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from pinax.columns import PageColumns
 from pinax.manifest import Page
+from pinax.search.columns import PageColumns
 
 T = TypeVar("T")
 

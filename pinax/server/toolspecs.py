@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pinax.errors import InvalidArgs
-from pinax.pages.budget import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from pinax.pages import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from pinax.tools import (
     DEFAULT_LIMIT,
     DEFAULT_SECTION_LIMIT,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
-from pinax.pages.policy import Origin, origin_of
+from pinax.pages import Origin, origin_of
 
 _INDEX_FILE = re.compile(r"^index\.\w+$|^index$", re.I)
 _EXTENSION = re.compile(r"\.(html?|md|mdx|txt|php|aspx?)$", re.I)

@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import Completion, Resource, ResourceTemplateReference
 
 from pinax.errors import InvalidArgs, NotFound, PinaxError
-from pinax.render import render
+from pinax.server.render import render
 from pinax.tools import Tools
 
 DOCS_URI = "pinax://docs"

@@ -27,10 +27,17 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.columns import PageColumns
-from pinax.pagetable import raw_path, raw_paths_of
-from pinax.tokens import MAX_TOKEN_LENGTH, PART_WEIGHT, STOP_WORDS, chunks, split_chunks, stemmer
-from pinax.vocabulary import build_words, sorted_strings
+from pinax.search.columns import PageColumns
+from pinax.search.pagetable import raw_path, raw_paths_of
+from pinax.search.tokens import (
+    MAX_TOKEN_LENGTH,
+    PART_WEIGHT,
+    STOP_WORDS,
+    chunks,
+    split_chunks,
+    stemmer,
+)
+from pinax.search.vocabulary import build_words, sorted_strings
 
 FIELDS = ("title", "slug", "section", "description", "children", "phrase")
 FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0)

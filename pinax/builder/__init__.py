@@ -1,0 +1,37 @@
+"""Manifest builders: what a docs site publishes (llms.txt, sitemaps, objects.inv) or a
+polite crawl, turned into a deterministic manifest.
+
+This package's door. `build_manifest` makes a manifest from a source and `BuildOptions`,
+reporting to a `ConsoleReporter`; `publish_manifest` puts it in place (or checks it);
+`resolve_docs` lets `--docs` take a site URL or published file. Importing this package is
+cheap: the network and parsing modules load only when a build runs.
+"""
+
+from typing import TYPE_CHECKING
+
+from pinax.builder.docs import resolve_docs
+from pinax.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from pinax.builder.console import ConsoleReporter
+    from pinax.builder.core import build as build_manifest
+    from pinax.builder.model import BuildOptions
+    from pinax.builder.publish import publish as publish_manifest
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "build_manifest": "core:build",
+        "BuildOptions": "model",
+        "ConsoleReporter": "console",
+        "publish_manifest": "publish:publish",
+    },
+)
+
+__all__ = [
+    "BuildOptions",
+    "ConsoleReporter",
+    "build_manifest",
+    "publish_manifest",
+    "resolve_docs",
+]

@@ -1,0 +1,52 @@
+"""The `pinax` command: a thin shell over `tools.py` (parse, call, print).
+
+One module per command group (serve, search, page and extract, build, cache), each over
+`common` (the shared options and `fail`). Heavy imports (the MCP SDK, HTML extraction, the
+builders) happen inside the commands that need them, so `pinax search` starts quickly and
+`pinax serve` pays only for what serving needs.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from pinax import __version__
+from pinax.cli import build, cache, page, search, serve
+
+app = typer.Typer(
+    help="Pinax: a live, searchable index of documentation sites for coding agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command()(serve.serve)
+app.command()(search.search)
+app.command()(page.page)
+app.command()(build.build)
+app.add_typer(cache.cache_app, name="cache")
+app.command()(page.extract)
+
+
+def version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"pinax {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool | None,
+        typer.Option("--version", callback=version_callback, is_eager=True, help="Show version."),
+    ] = None,
+) -> None:
+    """Pinax: a live, searchable index of documentation sites for coding agents."""
+
+
+def main() -> None:
+    app()
+
+
+__all__ = ["app", "main"]

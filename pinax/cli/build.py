@@ -1,0 +1,118 @@
+"""`pinax build`: a manifest from a docs site or a file it publishes."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+
+from pinax.cli.common import AllowPrivateOption, fail
+from pinax.errors import PinaxError
+
+
+def build(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="A docs site URL, or a published llms.txt / sitemap.xml[.gz] / objects.inv "
+            "(URL or file).",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Manifest file to write (default: stdout)."),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option("--name", help="Manifest name (default: from the host).")
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="Site title.")] = None,
+    site_url: Annotated[
+        str | None,
+        typer.Option("--url", help="The site a local file describes (base of relative links)."),
+    ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option("--include", help="Keep only URLs matching this glob (repeatable)."),
+    ] = None,
+    exclude: Annotated[
+        list[str] | None,
+        typer.Option("--exclude", help="Leave out URLs matching this glob (repeatable)."),
+    ] = None,
+    max_pages: Annotated[
+        int | None,
+        typer.Option(
+            "--max-pages", min=1, help="At most this many pages (default: 50000; crawl: 1000)."
+        ),
+    ] = None,
+    titles: Annotated[
+        Literal["slug", "fetch"],
+        typer.Option("--titles", help="slug: titles from URLs; fetch: from each page."),
+    ] = "slug",
+    lang: Annotated[
+        str | None, typer.Option("--lang", help="Sitemap language to keep (default: the site's).")
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option("--allow-host", help="Also fetch from this host (repeatable)."),
+    ] = None,
+    allow_private: AllowPrivateOption = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=64, help="Requests at once.")
+    ] = 8,
+    delay: Annotated[
+        float, typer.Option("--delay", min=0, help="Seconds between requests to one host.")
+    ] = 0.1,
+    lastmod: Annotated[
+        bool, typer.Option("--lastmod", help="Keep sitemap <lastmod> dates.")
+    ] = False,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Compare with the -o file; exit 1 if it is out of date."),
+    ] = False,
+    max_removed: Annotated[
+        float,
+        typer.Option(
+            "--max-removed",
+            min=0,
+            max=1,
+            help="Refuse to write when a larger share of pages vanished.",
+        ),
+    ] = 0.2,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Warnings only.")] = False,
+) -> None:
+    """Build a manifest from a docs site or a file it publishes."""
+    from pinax.builder import BuildOptions, ConsoleReporter, build_manifest, publish_manifest
+    from pinax.manifest import dump
+
+    if check and output is None:
+        fail("--check compares with a manifest file: give it with -o FILE")
+    options = BuildOptions(
+        name=name,
+        title=title,
+        site_url=site_url,
+        include=tuple(include or ()),
+        exclude=tuple(exclude or ()),
+        max_pages=max_pages,
+        titles=titles,
+        lang=lang,
+        allow_hosts=tuple(allow_host or ()),
+        allow_private=tuple(allow_private or ()),
+        concurrency=concurrency,
+        delay=delay,
+        lastmod=lastmod,
+    )
+    reporter = ConsoleReporter(quiet=quiet)
+    try:
+        manifest = asyncio.run(build_manifest(source, options, reporter))
+        if output is None:
+            sys.stdout.write(dump(manifest))
+            return
+        outcome = publish_manifest(manifest, output, check, max_removed, reporter)
+    except PinaxError as exc:
+        fail(exc.message)
+    if outcome.exit_code:
+        raise typer.Exit(outcome.exit_code)

@@ -1,0 +1,136 @@
+"""What every `pinax` command shares: the common options, declared once, loading the tools,
+durations, and `fail` (the one way a command reports an error and exits)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import typer
+
+from pinax.errors import PinaxError
+
+DocsOption = Annotated[
+    list[str],
+    typer.Option(
+        "--docs",
+        "-d",
+        help="A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / "
+        "sitemap / objects.inv to build one from (cached). Repeat for several docs sets.",
+        show_default=False,
+    ),
+]
+CacheDirOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache-dir",
+        help="Page cache folder [default: $PINAX_CACHE_DIR or the user cache folder]",
+        show_default=False,
+    ),
+]
+TtlOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--ttl",
+        help="Seconds a cached page stays fresh (default: the manifest's ttl, else 86400); "
+        "NAME=SECONDS sets it for one manifest. Repeatable.",
+        show_default=False,
+    ),
+]
+AllowPrivateOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-private",
+        metavar="CIDR",
+        help="Let get_page connect to this private network (CIDR, e.g. 10.20.0.0/16 for an "
+        "intranet docs site). Repeat for several; also $PINAX_ALLOW_PRIVATE, comma-separated. "
+        "Loopback, private, link-local and other non-public addresses are refused otherwise.",
+        show_default=False,
+    ),
+]
+LogLevelOption = Annotated[
+    str, typer.Option("--log-level", help="debug, info, warning or error (logs go to stderr).")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    typer.echo(f"pinax: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def setup_logging(level: str) -> None:
+    numeric = logging.getLevelName(level.upper())
+    if not isinstance(numeric, int):
+        fail(f"unknown log level {level!r} (use debug, info, warning or error)")
+    logging.basicConfig(
+        level=numeric, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    # The SDK's info lines carry session ids; below debug, only Pinax's own lines (tool name,
+    # outcome, time) and warnings are logged.
+    if numeric > logging.DEBUG:
+        logging.getLogger("mcp").setLevel(max(numeric, logging.WARNING))
+
+
+def open_tools(
+    docs: list[str],
+    cache_dir: Path | None = None,
+    ttl: list[str] | None = None,
+    allow_private: list[str] | None = None,
+    read_pages: bool = True,
+) -> Any:
+    """Load the manifests (a folder stands for its *.json files; a site URL or published file
+    is built into the cache first) and wire the tools (`read_pages`: get_page too)."""
+    from pinax.builder import resolve_docs
+    from pinax.manifest import manifest_files
+    from pinax.tools import Tools
+
+    default, per_docs = parse_ttls(ttl or [])
+    paths = manifest_files([resolve_docs(arg, cache_dir) for arg in docs])
+    return Tools.open(paths, cache_dir, default, per_docs, allow_private or (), read_pages)
+
+
+def load_tools(
+    docs: list[str] | list[Path],
+    cache_dir: Path | None = None,
+    ttl: list[str] | None = None,
+    allow_private: list[str] | None = None,
+    read_pages: bool = True,
+) -> Any:
+    """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
+    if not docs:
+        fail("give at least one manifest (or docs site URL) with --docs")
+    try:
+        return open_tools(docs, cache_dir, ttl, allow_private, read_pages)
+    except PinaxError as exc:
+        fail(exc.message)
+
+
+def parse_ttls(values: list[str]) -> tuple[float | None, dict[str, float]]:
+    """`--ttl SECONDS` (every manifest) and `--ttl NAME=SECONDS` (one manifest)."""
+    default: float | None = None
+    per_docs: dict[str, float] = {}
+    for value in values:
+        name, _, seconds = value.rpartition("=")
+        number = parse_duration(seconds, "--ttl")
+        if name:
+            per_docs[name.strip()] = number
+        else:
+            default = number
+    return default, per_docs
+
+
+def parse_duration(text: str, option: str) -> float:
+    """Seconds from `90`, `90s`, `15m`, `12h` or `7d`."""
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    value = text.strip().lower()
+    scale = units.get(value[-1:], 0)
+    try:
+        number = float(value[:-1] if scale else value) * (scale or 1)
+    except ValueError:
+        fail(f"{option}: {text!r} is not a duration (e.g. 3600, 90s, 15m, 12h, 7d)")
+    if not 0 <= number < float("inf"):
+        fail(f"{option}: {text!r} must be a duration of 0 or more")
+    return number

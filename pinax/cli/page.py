@@ -1,0 +1,84 @@
+"""`pinax page` and `pinax extract`: read a page as get_page does, live or from a saved file."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from pinax.cli.common import (
+    AllowPrivateOption,
+    CacheDirOption,
+    DocsOption,
+    JsonOption,
+    TtlOption,
+    fail,
+    load_tools,
+)
+from pinax.errors import PinaxError
+
+
+def page(
+    url: Annotated[str, typer.Argument(help="The page URL (on a loaded manifest's site).")],
+    docs: DocsOption,
+    cache_dir: CacheDirOption = None,
+    ttl: TtlOption = None,
+    allow_private: AllowPrivateOption = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option("--max-tokens", help="Largest result in estimated tokens (default 8000)."),
+    ] = None,
+    section: Annotated[
+        str | None, typer.Option("--section", help="Only this section (heading or anchor).")
+    ] = None,
+    cursor: Annotated[
+        str | None, typer.Option("--cursor", help="Read on from a result's next_cursor.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print a page as Markdown, as the get_page tool returns it (metadata on stderr)."""
+    tools = load_tools(docs, cache_dir, ttl, allow_private)
+    try:
+        result = asyncio.run(tools.get_page(url, max_tokens, section, cursor))
+    except PinaxError as exc:
+        fail(exc.message, 1)
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    meta = {k: v for k, v in result.items() if k != "markdown"}
+    typer.echo(json.dumps(meta, ensure_ascii=False), err=True)
+    typer.echo(result["markdown"])
+
+
+def extract(
+    file: Annotated[str, typer.Argument(help="A saved HTML page, or - for standard input.")],
+    url: Annotated[
+        str, typer.Option("--url", help="The page's address, to make its links absolute.")
+    ] = "",
+    charset: Annotated[
+        str | None, typer.Option("--charset", help="The charset its server declared, if any.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Print a saved page's main content as Markdown, as get_page extracts it (no server)."""
+    from dataclasses import asdict
+
+    from pinax.pages import decode_html, extract_page
+
+    try:
+        body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        fail(f"cannot read {file}: {exc.strerror or exc}")
+    page = extract_page(decode_html(body, charset), url)
+    if as_json:
+        typer.echo(json.dumps(asdict(page), ensure_ascii=False, indent=2))
+        return
+    if page.refresh_url:
+        typer.echo(f"pinax: this page redirects to {page.refresh_url}", err=True)
+    if page.js_shell:
+        typer.echo("pinax: this page renders in the browser: it has almost no text", err=True)
+    typer.echo(page.markdown, nl=False)

@@ -1,0 +1,96 @@
+"""`pinax search`: search the manifests from the shell, one query or a batch on stdin."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import Annotated, Any
+
+import typer
+
+from pinax.cli.common import CacheDirOption, DocsOption, JsonOption, fail, load_tools
+from pinax.errors import PinaxError
+
+
+def search(
+    docs: DocsOption,
+    query: Annotated[
+        str | None,
+        typer.Argument(help="Words to search for. Omit to read one query per line from stdin."),
+    ] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="Maximum results.")] = 10,
+    within: Annotated[
+        str | None, typer.Option("--in", help="Search only this manifest (by name).")
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option("--threshold", help="Leave out results scoring below this (0..1)."),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option("--explain", help="Show how each result matched (terms, fields).")
+    ] = False,
+    as_json: JsonOption = False,
+    cache_dir: CacheDirOption = None,
+) -> None:
+    """Search the manifests from the shell, as the search_pages tool does."""
+    tools = load_tools(docs, cache_dir, read_pages=False)
+    options = {"limit": limit, "docs": within, "explain": explain, "threshold": threshold}
+    if query is None:
+        if sys.stdin.isatty():
+            fail("give a QUERY, or pipe queries on standard input (one per line)")
+        search_lines(tools, sys.stdin, options)
+        return
+    try:
+        answer = tools.search_pages(query, **options)
+    except PinaxError as exc:
+        fail(exc.message, 1)
+    if as_json:
+        typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
+        return
+    print_table(answer)
+
+
+def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> None:
+    """One JSON line per query line (blank lines skipped), in order; a bad query gets its
+    error, and the others go on."""
+    write = sys.stdout.write
+    for line in lines:
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            row: dict[str, Any] = tools.search_pages(text, **options)
+        except PinaxError as exc:
+            row = {"query": text, **exc.to_dict()}
+        write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def print_table(answer: dict[str, Any]) -> None:
+    if answer.get("did_you_mean"):
+        typer.echo(f"(searched for: {answer['did_you_mean']})")
+    results = answer["results"]
+    if not results:
+        typer.echo("no results")
+        return
+    for row in results:
+        where = f"[{row['docs']}] " if "docs" in row else ""
+        typer.echo(f"{row['score']:.2f}  {where}{row['title']}")
+        typer.echo(f"      {row['url']}")
+        if row.get("explain"):
+            typer.echo(f"      {explain_line(row['explain'])}")
+
+
+def explain_line(explain: dict[str, Any]) -> str:
+    """A hit's explanation on one line: each matched term with its score and fields."""
+    parts = []
+    for term in explain["terms"]:
+        if not term["score"]:
+            continue
+        how = "" if term["match"] == "exact" else f" {term['match']}"
+        fields = ",".join(term.get("fields", {}))
+        parts.append(f"{term['term']}{how}={term['score']:g}" + (f" ({fields})" if fields else ""))
+    boosts = explain["boosts"]
+    if boosts["exact_title"] > 1:
+        parts.append(f"exact title x{boosts['exact_title']:g}")
+    return "; ".join(parts) or "no term matched"

@@ -1,0 +1,111 @@
+"""`pinax serve`: the MCP server over stdio or streamable HTTP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from pinax.cli.common import (
+    AllowPrivateOption,
+    CacheDirOption,
+    DocsOption,
+    LogLevelOption,
+    TtlOption,
+    fail,
+    load_tools,
+    open_tools,
+    setup_logging,
+)
+from pinax.errors import PinaxError
+
+
+def serve(
+    docs: DocsOption,
+    cache_dir: CacheDirOption = None,
+    ttl: TtlOption = None,
+    allow_private: AllowPrivateOption = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")
+    ] = False,
+    host: Annotated[
+        str, typer.Option("--host", help="HTTP address; beyond loopback a token is required.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 8765,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            envvar="PINAX_TOKEN",
+            help="Bearer token HTTP clients must send (prefer the PINAX_TOKEN variable).",
+            show_default=False,
+        ),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host",
+            help="Another Host header to accept over HTTP, e.g. docs.example.com (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-origin",
+            help="Another browser Origin to accept, e.g. https://app.example.com (repeatable).",
+            show_default=False,
+        ),
+    ] = None,
+    watch: Annotated[
+        bool,
+        typer.Option(
+            "--watch", help="Reload manifests when their files change (on with a folder)."
+        ),
+    ] = False,
+    watch_interval: Annotated[
+        float,
+        typer.Option("--watch-interval", help="Seconds between checks for changes.", min=0.05),
+    ] = 1.0,
+    log_level: LogLevelOption = "warning",
+) -> None:
+    """Run the MCP server: stdio by default, or streamable HTTP with --http."""
+    setup_logging(log_level)
+    from pinax.server import HttpSettings
+
+    settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
+    if http and (problem := settings.problem()):
+        fail(problem)
+    if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
+        from pinax.server import LiveTools
+
+        try:
+            watched = [Path(arg) for arg in docs]
+            tools: Any = LiveTools(
+                lambda: open_tools(docs, cache_dir, ttl, allow_private), watched, watch_interval
+            )
+        except PinaxError as exc:
+            fail(exc.message)
+    else:
+        tools = load_tools(docs, cache_dir, ttl, allow_private)
+    from pinax.server import create_server
+
+    server = create_server(tools)
+    if not http:
+        import anyio
+
+        from pinax.server import serve_stdio
+
+        anyio.run(serve_stdio, server)
+        return
+    serve_http(server, settings, log_level)
+
+
+def serve_http(server: Any, settings: Any, log_level: str) -> None:
+    from pinax.server import serve_http as run
+
+    try:
+        run(server, settings, log_level, lambda line: typer.echo(f"pinax: {line}", err=True))
+    except OSError as exc:
+        fail(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")

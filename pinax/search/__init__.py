@@ -1,0 +1,37 @@
+"""One manifest's search index: tokens, vocabulary, BM25F postings, the on-disk store, top-k.
+
+This package's only door. Everything outside `pinax/search/` uses these names and no module
+behind them:
+
+- `Docs`: one manifest's page table and its `SearchIndex` (`Docs.from_manifest` builds them
+  in memory; `open_docs` maps them from the on-disk store kept by an `index_cache`).
+- `SearchIndex`: `plan(query)` then `run(plan, limit)` gives a `Ranked` (pages and scores).
+- `known_words`, `corrected_query`, `chunks`: the query's words as the index reads them.
+- `confidence`: a score's label ("high", "medium", "low").
+"""
+
+from pinax.search.docs import Docs, index_cache, open_docs
+from pinax.search.index import (
+    Plan,
+    Ranked,
+    SearchIndex,
+    confidence,
+    corrected_query,
+    known_words,
+)
+from pinax.search.store import IndexCache
+from pinax.search.tokens import chunks
+
+__all__ = [
+    "Docs",
+    "IndexCache",
+    "Plan",
+    "Ranked",
+    "SearchIndex",
+    "chunks",
+    "confidence",
+    "corrected_query",
+    "index_cache",
+    "known_words",
+    "open_docs",
+]

@@ -1,0 +1,275 @@
+"""One manifest's search side: its pages as a `PageTable` (arrays) and its `SearchIndex`.
+
+Opened through the on-disk store (`open_docs`), both are memory-mapped, built once per
+manifest content; made from a `Manifest` in memory (`Docs.from_manifest`), the table is built
+at once and the index on first use, so a server can answer `initialize` before every index
+exists.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from pinax import manifest as manifest_io
+from pinax.manifest import Manifest, Page
+from pinax.search import columns as columns_io
+from pinax.search.columns import ManifestColumns, PageColumns
+from pinax.search.heap import kept_for_reuse
+from pinax.search.index import SearchIndex
+from pinax.search.indexing import FORMAT, build, page_path, page_paths, section_text
+from pinax.search.pagetable import PageTable, Picked, build_table, raw_paths_of, trim, url_path
+from pinax.search.store import (
+    IndexCache,
+    StoreError,
+    Writer,
+    content_hash,
+    load,
+    prefetch,
+    signature,
+)
+
+log = logging.getLogger("pinax.library")
+
+CHILDREN_EXPLAINED = 200  # children titles read to explain a hit's `children` field
+
+
+def index_cache(folder: Path) -> IndexCache:
+    """The on-disk indexes kept in `folder` (those of another index format are ignored)."""
+    return IndexCache(folder, f"pinax-index-{FORMAT}")
+
+
+class Docs:
+    """One manifest: its pages, its search index and its URL-path structure."""
+
+    def __init__(
+        self,
+        header: dict[str, Any],
+        arrays: dict[str, np.ndarray],
+        pages: PageColumns | None = None,
+    ) -> None:
+        """`header` and `arrays` as `Docs.make` makes them; `pages` to build the index
+        from when the arrays hold only the page table."""
+        self.name: str = header["name"]
+        self.url: str = header["url"]
+        self.title: str = header["title"]
+        self.description: str | None = header.get("description")
+        self.ttl: float | None = header.get("ttl")  # seconds a fetched page stays fresh
+        self.source: str = header["source"]
+        self.base_path: str = header["base_path"]
+        self.top_sections: list[tuple[str, int]] = [tuple(s) for s in header["top_sections"]]
+        self.site_roots: list[str] = header["site_roots"]
+        self.pages = PageTable(arrays)
+        self._arrays = arrays
+        self._source_pages = pages
+        self.index_file: Path | None = None  # the on-disk index the arrays are mapped from
+        self._index: SearchIndex | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_manifest(cls, manifest: Manifest) -> Docs:
+        """A manifest in memory; its index is built on first use."""
+        columns = ManifestColumns.of(manifest)
+        arrays: dict[str, np.ndarray] = {}
+        header = cls.make(columns, arrays.__setitem__, index=False)
+        return cls(header, arrays, columns.pages)
+
+    @staticmethod
+    def make(
+        manifest: ManifestColumns, add: Callable[[str, np.ndarray], None], index: bool = True
+    ) -> dict[str, Any]:
+        """Make the arrays a `Docs` is made of (what the store saves), handing each to `add`
+        as soon as it is ready; return the header."""
+        with _no_gc():  # millions of short-lived objects, none in a cycle
+            paths = raw_paths_of(manifest.pages.url)
+            arrays, site = build_table(manifest.pages, manifest.url, paths)
+            for name in list(arrays):
+                add(name, arrays.pop(name))
+            if index:
+                base = site["base_path"]
+                paths = page_paths(paths, base)
+                arrays = build(manifest.pages, base, _handed_over(paths))
+                for name in list(arrays):
+                    add(name, arrays.pop(name))
+        return {
+            "name": manifest.name,
+            "url": manifest.url,
+            "title": manifest.title,
+            "description": manifest.description,
+            "ttl": manifest.ttl,
+            "source": manifest.source,
+            **site,
+        }
+
+    @property
+    def manifest(self) -> Manifest:
+        """The whole manifest as value objects (every page made: costly for large ones)."""
+        return Manifest(
+            name=self.name,
+            url=self.url,
+            title=self.title,
+            pages=tuple(self.pages),
+            description=self.description,
+            ttl=self.ttl,
+            source=self.source,
+        )
+
+    @property
+    def ready(self) -> bool:
+        """Whether the search index is built (a call will not wait for it)."""
+        return self._index is not None or "terms" in self._arrays
+
+    @property
+    def index(self) -> SearchIndex:
+        if self._index is None:
+            with self._lock:
+                if self._index is None:
+                    arrays = self._arrays
+                    if "terms" not in arrays:
+                        assert self._source_pages is not None
+                        arrays = build(self._source_pages, self.base_path)
+                    self._index = SearchIndex(arrays, self.fields_of)
+                    self._source_pages = None
+        return self._index
+
+    def fields_of(self, doc: int) -> list[str]:
+        """A page's search fields as text (see `pinax.search.indexing.FIELDS`), to explain a hit."""
+        page = self.pages.page(doc)
+        slug = page_path(page.url, self.base_path).rpartition("/")[2]
+        section = section_text(page.section, page.group, self.base_path)
+        parent = page.url.rstrip("/")
+        children = [
+            self.pages.title(i)
+            for i in self.pages.under(url_path(page.url))[: CHILDREN_EXPLAINED * 4]
+            if self.pages.url(i).rstrip("/").rpartition("/")[0] == parent
+        ][:CHILDREN_EXPLAINED]
+        description = page.description or ""
+        return [page.title, slug, section, description, " ".join(children), page.title]
+
+    def warm(self, read_files: bool = True) -> None:
+        """Build the index and its term lookup table, and (`read_files`) read the index file
+        into the page cache, so the first queries are as fast as the others."""
+        self.index.vocabulary.prepare()
+        if read_files and self.index_file is not None:
+            prefetch(self.index_file)
+
+    @property
+    def folders(self) -> Sequence[str]:
+        """Every path prefix that has pages below it, for section suggestions."""
+        return self.pages.folders
+
+    def section_pages(self, section: str) -> tuple[str, Sequence[Page]]:
+        """(the prefix that matched, pages whose URL path is it or lies below it, in manifest
+        order, made only when read).
+
+        A section not found as given is tried below the base path, so `/topics` finds
+        Django's `/en/dev/topics`; nothing found gives an empty list.
+        """
+        for prefix in self._candidates(section):
+            found = self.pages.under(prefix)
+            if found:
+                return prefix, Picked(self.pages.page, found)
+        return trim(section), []
+
+    def _candidates(self, section: str) -> list[str]:
+        prefix = trim(section)
+        if self.base_path and not (prefix + "/").startswith(self.base_path + "/"):
+            return [prefix, trim(self.base_path + prefix)]
+        return [prefix]
+
+    def find(self, url: str) -> Page | None:
+        doc = self.pages.find(url)
+        return self.pages.page(doc) if doc >= 0 else None
+
+
+def _handed_over(items: list[str]) -> list[str]:
+    """The items in a new list, the old one emptied: the callee alone holds them (and frees
+    them when done)."""
+    taken = items[:]
+    items.clear()
+    return taken
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def open_docs(path: Path, cache: IndexCache) -> Docs:
+    """A manifest file through the on-disk index: mapped if it exists and is sound, else
+    built from the (validated) manifest and saved for the next start (the index of the
+    manifest's previous content is removed then)."""
+    source = str(path)
+    try:
+        digest = cache.known_hash(path)
+    except OSError:
+        digest = None
+    raw: bytes | None = None
+    previous = None
+    if digest is None:
+        try:
+            before = signature(path)
+            raw = path.read_bytes()
+        except OSError:
+            manifest_io.load(path)  # raises the ManifestError that names the problem
+            raise
+        digest = content_hash(raw, cache.version)
+        previous = cache.recorded_hash(path)
+        if signature(path) == before:
+            cache.remember(path, digest, before)
+    target = cache.index_path(digest)
+    if target.exists():
+        try:
+            return _mapped(target, source)
+        except StoreError as exc:
+            log.warning("index %s is unusable (%s); rebuilding it", target, exc)
+    if raw is None:
+        raw = path.read_bytes()
+    started = time.perf_counter()
+    with kept_for_reuse():
+        with _no_gc():
+            manifest = columns_io.loads(raw, source)
+        del raw
+        try:
+            _save(manifest, target)
+        except OSError as exc:
+            log.warning("cannot save the index of %s (%s); keeping it in memory", source, exc)
+            arrays: dict[str, np.ndarray] = {}
+            return Docs(Docs.make(manifest, arrays.__setitem__), arrays)
+        del manifest
+    log.info("indexed %s in %.1f s", source, time.perf_counter() - started)
+    if previous and previous != digest:
+        with contextlib.suppress(OSError):  # still mapped elsewhere, or gone: no matter
+            cache.index_path(previous).unlink(missing_ok=True)
+    return _mapped(target, source)  # serve from the mapping: only touched pages stay in memory
+
+
+def _mapped(target: Path, source: str) -> Docs:
+    arrays, header = load(target)
+    docs = Docs({**header, "source": source}, arrays)
+    docs.index_file = target
+    return docs
+
+
+def _save(manifest: ManifestColumns, target: Path) -> None:
+    writer = Writer(target)
+    try:
+        writer.commit(Docs.make(manifest, writer.add))
+    except BaseException:
+        writer.abort()
+        raise

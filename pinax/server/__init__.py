@@ -1,0 +1,35 @@
+"""The MCP binding: tool specs, the server, its stdio and HTTP transports, resources, reload,
+and the text the tools answer with.
+
+This package's door, a thin shell over `pinax.tools`. Its names load the MCP SDK on first use,
+so a start-up refused for a bad option is quick.
+
+- `create_server(tools)`: the MCP server over a `Tools` (or a `LiveTools` that reloads).
+- `serve_stdio(server)`: run it over standard input and output.
+- `serve_http(server, HttpSettings(...), ...)`: run it over streamable HTTP.
+- `LiveTools`: the current `Tools`, replaced whole when watched manifests change.
+"""
+
+from typing import TYPE_CHECKING
+
+from pinax.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from pinax.server.app import create_server
+    from pinax.server.http_app import HttpSettings
+    from pinax.server.http_app import run as serve_http
+    from pinax.server.reload import LiveTools
+    from pinax.server.stdio import serve_stdio
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "create_server": "app",
+        "serve_stdio": "stdio",
+        "HttpSettings": "http_app",
+        "serve_http": "http_app:run",
+        "LiveTools": "reload",
+    },
+)
+
+__all__ = ["HttpSettings", "LiveTools", "create_server", "serve_http", "serve_stdio"]

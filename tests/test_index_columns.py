@@ -36,6 +36,19 @@ GOOD = [
     document({"url": "https://x.org/a", "title": "A", "description": "d", "group": "g"}),
     document({"url": "https://x.org/a", "title": "A", "unknown": 3}),
     document(),
+    document(
+        {"url": "https://x.org/a", "title": "A", "outline": [{"level": 2, "title": " Caveats "}]},
+        {"url": "https://x.org/b", "title": "B", "outline": []},
+        {"url": "https://x.org/c", "title": "C", "outline": None},
+        {
+            "url": "https://x.org/d",
+            "title": "D",
+            "outline": [
+                {"level": 2, "title": "Usage", "anchor": "usage"},
+                {"level": 6, "title": "Deep", "anchor": "json.dumps", "extra": 1},
+            ],
+        },
+    ),
     b"\xef\xbb\xbf" + document({"url": "https://x.org/a", "title": "A"}),  # UTF-8 BOM
 ]
 
@@ -57,6 +70,26 @@ BAD = [
     document({"url": "https://x.org/a", "title": "A", "markdown_url": "x.md"}),
     document({"url": "https://x.org/a", "title": "A"}, {"url": "https://x.org/a", "title": "B"}),
     document({"url": "https://[::1/a", "title": "A"}),
+    *(
+        document({"url": "https://x.org/a", "title": "A", "outline": outline})
+        for outline in [
+            "Caveats",
+            [{"level": 1, "title": "Top"}],
+            [{"level": 7, "title": "Below"}],
+            [{"level": 2.0, "title": "Float"}],
+            [{"level": True, "title": "Bool"}],
+            [{"level": 2, "title": "  "}],
+            [{"level": 2}],
+            [{"level": 2, "title": "x" * 501}],
+            [{"level": 2, "title": "A", "anchor": "a b"}],
+            [{"level": 2, "title": "A", "anchor": "#a"}],
+            [{"level": 2, "title": "A", "anchor": ""}],
+            [{"level": 2, "title": "A", "anchor": 3}],
+            [{"level": 2, "title": "A", "anchor": "a" * 501}],
+            [{"level": 2, "title": "A"}, "B"],
+            [{"level": 2, "title": "A"}] * 5001,
+        ]
+    ),
 ]
 
 

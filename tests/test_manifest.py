@@ -108,6 +108,70 @@ def test_bad_manifests_name_file_and_place(
     assert problem in message
 
 
+def outlined(*headings: object) -> dict:
+    return {**GOOD, "pages": [{"url": "https://x.org/a", "title": "A", "outline": list(headings)}]}
+
+
+@pytest.mark.parametrize(
+    ("content", "place", "problem"),
+    [
+        (outlined({"level": 1, "title": "T"}), "pages[0].outline[0].level", "expected 2 to 6"),
+        (
+            outlined({"level": 2, "title": "T"}, {"level": "3", "title": "U"}),
+            "pages[0].outline[1].level",
+            "expected 2 to 6, found '3'",
+        ),
+        (outlined({"level": 2, "title": " "}), "pages[0].outline[0].title", "is empty"),
+        (outlined({"level": 2, "title": "x" * 501}), "pages[0].outline[0].title", "longer"),
+        (outlined({"level": 2}), "pages[0].outline[0].title", "missing"),
+        (
+            outlined({"level": 2, "title": "T", "anchor": "two words"}),
+            "pages[0].outline[0].anchor",
+            "no whitespace or '#'",
+        ),
+        (
+            outlined({"level": 2, "title": "T", "anchor": "#t"}),
+            "pages[0].outline[0].anchor",
+            "not an anchor",
+        ),
+        (outlined("Caveats"), "pages[0].outline[0]", "expected an object"),
+        (
+            {**GOOD, "pages": [{"url": "https://x.org/a", "title": "A", "outline": "T"}]},
+            "pages[0].outline",
+            "expected a list",
+        ),
+        (
+            outlined(*[{"level": 2, "title": "T"}] * 5001),
+            "pages[0].outline",
+            "more than a page has (at most 5000)",
+        ),
+    ],
+)
+def test_bad_outlines_name_file_and_place(
+    tmp_path: Path, content: object, place: str, problem: str
+) -> None:
+    with pytest.raises(ManifestError) as caught:
+        manifest.load(write(tmp_path, content))
+    assert f"{place}: " in caught.value.message
+    assert problem in caught.value.message
+
+
+def test_outlines_load_dump_and_stay_optional(tmp_path: Path) -> None:
+    headings = [
+        {"level": 2, "title": "Reference", "anchor": "reference"},
+        {"level": 3, "title": " Caveats "},
+    ]
+    loaded = manifest.load(write(tmp_path, outlined(*headings)))
+    assert loaded.pages[0].outline == (
+        manifest.Heading(2, "Reference", "reference"),
+        manifest.Heading(3, "Caveats"),
+    )
+    text = manifest.dump(loaded)
+    assert '"outline": [{"anchor": "reference", "level": 2, "title": "Reference"}, ' in text
+    assert manifest.loads(text) == loaded
+    assert "outline" not in manifest.dump(manifest.load(write(tmp_path, GOOD)))
+
+
 def test_missing_file_and_directory(tmp_path: Path) -> None:
     with pytest.raises(ManifestError, match="no such file"):
         manifest.load(tmp_path / "absent.json")

@@ -10,20 +10,41 @@ manifest is still rejected whole, with the same message.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import repeat
-from typing import Any
+from typing import Any, NamedTuple
 
 from pinax import manifest as manifest_io
-from pinax.manifest import Manifest, Page, parent_section, slug_title
+from pinax.manifest import (
+    HEADING_LEVELS,
+    MAX_HEADING_LENGTH,
+    MAX_HEADINGS,
+    Heading,
+    Manifest,
+    Page,
+    parent_section,
+    slug_title,
+)
 
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
 # Absolute http(s) URLs with a plain host (no user info, no IPv6 brackets) and no whitespace:
 # a strict subset of what `manifest.from_dict` accepts.
 _PLAIN_URL = re.compile(r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?")
+_ANCHOR = re.compile(r"[^\s#]+")  # its length is checked apart
+
+
+class Headings(NamedTuple):
+    """Every heading of every page, flat, in page order: the page each belongs to."""
+
+    page: list[int]
+    level: list[int]
+    title: list[str]
+    anchor: list[str | None]
 
 
 @dataclass
@@ -37,9 +58,20 @@ class PageColumns:
     group: list[str | None]
     markdown_url: list[str | None]
     lastmod: list[str | None]
+    outline: list[tuple[Heading, ...]]
 
     def __len__(self) -> int:
         return len(self.url)
+
+    @cached_property
+    def headings(self) -> Headings:
+        counts = list(map(len, self.outline))
+        flat = list(itertools.chain.from_iterable(self.outline))
+        page = list(itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
+        if not flat:
+            return Headings(page, [], [], [])
+        level, title, anchor = map(list, zip(*flat, strict=True))
+        return Headings(page, level, title, anchor)
 
     @classmethod
     def of(cls, pages: Sequence[Page]) -> PageColumns:
@@ -127,7 +159,45 @@ def _quick(pages: list[Any]) -> PageColumns | None:
     markdown = [u for u in optional["markdown_url"] if u is not None]
     if not all(map(_PLAIN_URL.fullmatch, markdown)):
         return None
-    return PageColumns(urls, titles, sections, **optional)
+    outline = _outlines(pages)
+    if outline is None:
+        return None
+    return PageColumns(urls, titles, sections, **optional, outline=outline)
+
+
+def _outlines(pages: list[dict[str, Any]]) -> list[tuple[Heading, ...]] | None:
+    """Every page's outline, checked for all headings at once (None: take the slow path)."""
+    raw = _field(pages, "outline")
+    if raw.count(None) == len(raw):
+        return list(repeat((), len(raw)))
+    if not _all_of(raw, list, type(None)):
+        return None
+    counts = [len(r) if r else 0 for r in raw]
+    if max(counts) > MAX_HEADINGS:
+        return None
+    entries = list(itertools.chain.from_iterable(r for r in raw if r))
+    if not _all_of(entries, dict):
+        return None
+    levels = _field(entries, "level")
+    if not _all_of(levels, int) or not set(levels) <= set(HEADING_LEVELS):
+        return None
+    titles = _field(entries, "title")
+    if not _all_of(titles, str):
+        return None
+    titles = list(map(str.strip, titles))
+    if not all(titles) or max(map(len, titles), default=0) > MAX_HEADING_LENGTH:
+        return None
+    anchors = _field(entries, "anchor")
+    if not _all_of(anchors, str, type(None)):
+        return None
+    given = [a for a in anchors if a is not None]
+    if (
+        not all(map(_ANCHOR.fullmatch, given))
+        or max(map(len, given), default=0) > MAX_HEADING_LENGTH
+    ):
+        return None
+    headings = iter(list(map(Heading, levels, titles, anchors)))
+    return [tuple(itertools.islice(headings, n)) if n else () for n in counts]
 
 
 def _field(pages: list[dict[str, Any]], name: str) -> list[Any]:

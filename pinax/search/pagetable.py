@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from pinax.manifest import Page
+from pinax.manifest import Heading, Page
 from pinax.search.columns import PageColumns
 
 T = TypeVar("T")
@@ -173,6 +173,7 @@ def build_table(
     arrays.update(_distinct(pages.group, "group"))
     for name in ("description", "markdown_url", "lastmod"):
         arrays.update(_optional(getattr(pages, name), name))
+    arrays.update(_outline_arrays(pages))
     url_order = sorted(range(len(urls)), key=urls.__getitem__)
     # In URL order the paths are nearly sorted already (a site's URLs sort as their paths),
     # which the sort is quick to finish; pages with equal paths may come in any order.
@@ -189,6 +190,21 @@ def build_table(
         "site_roots": sorted(roots),
     }
     return arrays, meta
+
+
+def _outline_arrays(pages: PageColumns) -> dict[str, np.ndarray]:
+    """Every page's headings: where each page's start (`outline_start`, one more than pages),
+    their levels, titles and anchors ("" where none is known: an anchor is never empty)."""
+    headings = pages.headings
+    start = np.zeros(len(pages) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, pages.outline), np.int64, len(pages)), out=start[1:])
+    arrays = {
+        "outline_start": start,
+        "heading_level": np.array(headings.level, dtype=np.uint8),
+    }
+    arrays.update(Strings.arrays(headings.title, "heading_title"))
+    arrays.update(Strings.arrays([a or "" for a in headings.anchor], "heading_anchor"))
+    return arrays
 
 
 def _root(url: str) -> str:
@@ -288,6 +304,12 @@ class PageTable(Sequence[Page]):
         self._by_path = Picked(lambda i: url_path(self.url(i)), arrays["path_order"])
         self._path_order = arrays["path_order"]
         self.folders = Strings(arrays["folder_data"], arrays["folder_offsets"])
+        self.outline_start = arrays["outline_start"]
+        self._heading_level = arrays["heading_level"]
+        self._heading_title = Strings(arrays["heading_title_data"], arrays["heading_title_offsets"])
+        self._heading_anchor = Strings(
+            arrays["heading_anchor_data"], arrays["heading_anchor_offsets"]
+        )
 
     def __len__(self) -> int:
         return len(self._urls)
@@ -345,7 +367,17 @@ class PageTable(Sequence[Page]):
             section=self.section(i),
             group=self._groups.get(group) if group >= 0 else None,
             **optional,
+            outline=self.outline(i),
         )
+
+    def heading(self, h: int) -> Heading:
+        """Heading number `h` (of all pages' headings: see `outline_start`)."""
+        anchor = self._heading_anchor.get(h)
+        return Heading(self._heading_level.item(h), self._heading_title.get(h), anchor or None)
+
+    def outline(self, i: int) -> tuple[Heading, ...]:
+        start, end = self.outline_start.item(i), self.outline_start.item(i + 1)
+        return tuple(map(self.heading, range(start, end)))
 
     def find(self, url: str) -> int:
         """The number of the page with this URL, or -1."""

@@ -44,6 +44,8 @@ class SearchHit(NamedTuple):
     section: str
     score: float
     explain: dict[str, Any] | None = None
+    heading: str | None = None  # the section that answers (see `Docs.place`)
+    anchor: str | None = None
 
 
 @dataclass
@@ -126,7 +128,7 @@ class Library:
         known = (
             known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
         )
-        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None]] = []
+        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None, int]] = []
         corrections: dict[str, str] = {}
         strategy = "bm25"
         for order, docs in enumerate(selected):
@@ -140,13 +142,22 @@ class Library:
             for word, fixed in plan.corrections.items():
                 corrections.setdefault(word, fixed)
             details = ranked.explain or [None] * len(ranked.docs)
+            headings = ranked.headings or [-1] * len(ranked.docs)
             for rank, doc in enumerate(ranked.docs):
-                merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank]))
+                merged.append(
+                    (-ranked.scores[rank], rank, order, docs, doc, details[rank], headings[rank])
+                )
         if len(selected) > 1:
             merged.sort(key=lambda item: item[:3])
         hits = [
-            SearchHit(docs.name, *docs.pages.row(doc), -negative, detail)
-            for negative, _, _, docs, doc, detail in merged[:limit]
+            SearchHit(
+                docs.name,
+                *docs.pages.row(doc),
+                -negative,
+                detail,
+                *(docs.place(doc, heading) if heading >= 0 else ()),
+            )
+            for negative, _, _, docs, doc, detail, heading in merged[:limit]
         ]
         pages_searched = sum(len(d.pages) for d in selected)
         return Found(hits, corrections, strategy, pages_searched)

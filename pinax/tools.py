@@ -150,6 +150,10 @@ class Tools:
                 "score": hit.score,
                 "confidence": confidence(hit.score),
             }
+            if hit.heading is not None:
+                row["heading"] = hit.heading
+            if hit.anchor is not None:
+                row["anchor"] = hit.anchor
             if name is None:
                 row["docs"] = hit.docs
             if detailed:

@@ -33,14 +33,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pinax.search.indexing import (
+    FIELD_B,
     FIELD_WEIGHTS,
     FIELDS,
     IMPACT_BLOCK,
     K1,
-    B,
     content_key,
     depth_prior,
     idf,
+    ragged,
 )
 from pinax.search.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
 from pinax.search.vocabulary import Vocabulary
@@ -55,6 +56,7 @@ FEW_POSTINGS = 2048  # a query reaching no more pages than this ranks them all
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
 SAMPLE = 4096  # candidates sampled to set the first bar
+HEADING_COVER = 0.5  # a hit names a heading that covers at least this share of the query
 SORT_MAX = 1024  # distinct pages of an array this long or shorter are found by sorting
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
@@ -97,6 +99,7 @@ class Ranked:
     docs: list[int]
     scores: list[float]
     explain: list[dict[str, Any]] | None = None
+    headings: list[int] | None = None  # each hit's best heading (its number), or -1
 
 
 def confidence(score: float) -> str:
@@ -155,6 +158,9 @@ class SearchIndex:
         self._title_key = arrays["title_key"]
         self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
+        self._heading_start = arrays["heading_start"]
+        self._heading_term_start = arrays["heading_term_start"]
+        self._heading_term = arrays["heading_term"]
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
 
@@ -273,6 +279,7 @@ class SearchIndex:
         result = Ranked(
             [doc for _, doc in best], [round(1.0 - math.exp(score * scale), 4) for score, _ in best]
         )
+        result.headings = self.best_headings(result.docs, plan)
         if explain:
             unboosted = dict(zip(docs, raw.tolist(), strict=True))
             result.explain = [
@@ -280,6 +287,51 @@ class SearchIndex:
                 for score, doc in best
             ]
         return result
+
+    def candidates(self, plan: Plan, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The best `count` pages for a plan and their raw scores, best first (ties in page
+        order): what a re-ranker starts from, before any result is made."""
+        if not plan.terms or plan.reference <= 0:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
+        found, raw = self.top(plan.terms, count)
+        order = np.lexsort((found, -raw))
+        return found[order], raw[order]
+
+    def best_headings(self, docs: list[int], plan: Plan) -> list[int]:
+        """For each page, the heading that covers most of the query (weighted by IDF), if it
+        covers at least half of it; else -1. Ties: the first in the page."""
+        if not docs:
+            return []
+        weights: dict[int, float] = {}
+        for t in plan.terms:
+            if t.match != "phrase":
+                weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
+        wanted = HEADING_COVER * sum(weights.values())
+        pages = np.asarray(docs, dtype=np.int64)
+        first, last = self._heading_start[pages], self._heading_start[pages + 1]
+        if not (last - first).any():
+            return [-1] * len(docs)
+        lo, hi = self._heading_term_start[first], self._heading_term_start[last]
+        places = ragged(lo, hi - lo)
+        terms = self._heading_term[places]
+        query = np.fromiter(weights, dtype=np.int32, count=len(weights))
+        query.sort()
+        at = np.minimum(np.searchsorted(query, terms), len(query) - 1)
+        matched = query[at] == terms
+        if not matched.any():
+            return [-1] * len(docs)
+        heading = np.searchsorted(self._heading_term_start, places[matched], "right") - 1
+        covered: dict[int, dict[int, None]] = {}
+        for h, term in zip(heading.tolist(), terms[matched].tolist(), strict=True):
+            covered.setdefault(h, {})[term] = None
+        found = sorted(covered)
+        owners = np.searchsorted(self._heading_start, found, "right") - 1
+        best: dict[int, tuple[float, int]] = {}
+        for h, page in zip(found, owners.tolist(), strict=True):
+            score = sum(map(weights.__getitem__, covered[h]))
+            if score >= wanted and score > best.get(page, (0.0, -1))[0]:
+                best[page] = (score, h)
+        return [best[doc][1] if doc in best else -1 for doc in docs]
 
     def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Up to k best pages for weighted terms and their raw scores, in no order."""
@@ -452,7 +504,10 @@ class SearchIndex:
         splits over the page's fields; the boosts; and the reference that maps it to 0..1."""
         fields = [_term_counts(text) for text in self._fields_of(doc)] if self._fields_of else []
         averages = self._field_avg
-        norms = [(1 - B) + B * length / averages[f] for f, (_, length) in enumerate(fields)]
+        norms = [
+            (1 - FIELD_B[f]) + FIELD_B[f] * length / averages[f]
+            for f, (_, length) in enumerate(fields)
+        ]
         terms = []
         for t in plan.terms:
             docs, values = self.postings(t.term)

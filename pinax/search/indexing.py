@@ -1,9 +1,11 @@
 """Building a search index: from a manifest's pages to BM25F postings in numpy arrays.
 
-A page is found by six fields, weighted as measured on the DEV retrieval sets (see
-bench/eval_search.py): title and URL slug 1.0 each, section (plus group) 0.5, description 0.5,
-the titles of the pages one URL level below it 0.2, and its title's phrases (adjacent pairs of
-content words, terms of their own that queries look up at a fifth of a word's weight).
+A page is found by seven fields, weighted as measured on the DEV retrieval sets (see
+bench/eval_search.py and bench/eval_sections.py): title and URL slug 1.0 each, section (plus
+group) 0.5, description 0.5, the titles of the pages one URL level below it 0.2, its title's
+phrases (adjacent pairs of content words, terms of their own that queries look up at a fifth
+of a word's weight), and the headings of its outline 0.5, barely length-normalised. Each
+heading's terms are kept too, so a hit can name the heading that answers.
 BM25F sums the weighted, length-normalised frequencies of a term over the fields and
 saturates once; as that depends only on the page, each posting's final weight (IDF and a
 small prior for shallow pages included) is computed here, once.
@@ -39,12 +41,15 @@ from pinax.search.tokens import (
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-FIELDS = ("title", "slug", "section", "description", "children", "phrase")
-FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0)
+FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading")
+FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5)
 K1 = 1.2
 B = 0.75
+# Length normalisation per field: a page's headings are many short texts, and a long outline
+# is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
+FIELD_B = (B, B, B, B, B, B, 0.1)
 DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
-FORMAT = 1  # bump when the arrays or what they mean change (tokens, fields, weights)
+FORMAT = 2  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
@@ -123,7 +128,7 @@ class _Chunks:
         numbered = np.fromiter(map(self.ids.__getitem__, every), dtype=np.int64, count=len(every))
         per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
         starts = np.cumsum(per_text) - per_text
-        return numbered[_ragged(starts[which], per_text[which])], per_text[which]
+        return numbered[ragged(starts[which], per_text[which])], per_text[which]
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Analyse every numbered chunk: the flat arrays, by chunk id. A batch of chunks at a
@@ -197,7 +202,7 @@ def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ordered[new], inverse
 
 
-def _ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+def ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Positions start[i] .. start[i] + count[i] - 1 for every i, concatenated."""
     total = int(counts.sum())
     if not total:
@@ -216,7 +221,7 @@ def _field(
     """The field of texts `pages[i]` made of chunks `ids` (`per_text[i]` of them each)."""
     chunk_page = np.repeat(pages, per_text)
     counts = found["count"][ids]
-    at = _ragged(found["start"][ids], counts)
+    at = ragged(found["start"][ids], counts)
     lengths = np.bincount(chunk_page, weights=found["length"][ids], minlength=size)
     doc = np.repeat(chunk_page, counts).astype(np.int32)
     return _Field(found["term"][at], found["half"][at], doc, lengths)
@@ -253,7 +258,11 @@ def build(
     del paths
     section_ids, section_n = analysis.number(sections)
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
+    headings = pages.headings
+    heading_ids, heading_n = analysis.number(headings.title)
     found = analysis.arrays()
+    each_heading = _field(found, heading_ids, heading_n, np.arange(len(heading_n)), len(heading_n))
+    del heading_ids, heading_n
 
     fields = [_field(found, title_ids, title_n, every, size)]
     fields.append(_field(found, slug_ids, slug_n, every, size))
@@ -266,10 +275,48 @@ def build(
     fields.append(_phrases(analysis, stems, stem_page, size))
     title_keys = _title_keys(analysis, stems, stem_page, size)
     del stems, stem_page
-    arrays = _postings(analysis, fields, size, depth_prior(depths))
+    heading_page = np.array(headings.page, dtype=np.int64)
+    fields.append(_headings_of_pages(each_heading, heading_page, size))
+    rank = _term_ranks(analysis)
+    arrays = _heading_terms(each_heading, rank, heading_page, size)
+    del each_heading, heading_page
+    arrays.update(_postings(analysis, fields, size, depth_prior(depths), rank))
     arrays["title_key"] = title_keys
     arrays["doc_depth"] = depths
     return arrays
+
+
+def _headings_of_pages(each: _Field, heading_page: np.ndarray, size: int) -> _Field:
+    """The heading field: every heading's tokens (`each` is filed by heading) filed under
+    its page."""
+    lengths = np.bincount(heading_page, weights=each.lengths, minlength=size)
+    return _Field(each.term, each.half, heading_page[each.doc].astype(np.int32), lengths)
+
+
+def _heading_terms(
+    each: _Field, rank: np.ndarray, heading_page: np.ndarray, size: int
+) -> dict[str, np.ndarray]:
+    """What tells which heading of a page a query found: every heading's terms
+    (`heading_term` from `heading_term_start[h]`) and each page's first heading."""
+    count = np.bincount(each.doc, minlength=len(each.lengths))
+    term_start = np.zeros(len(count) + 1, dtype=np.int64)
+    np.cumsum(count, out=term_start[1:])
+    page_start = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(heading_page, minlength=size), out=page_start[1:])
+    return {
+        "heading_start": page_start,
+        "heading_term_start": term_start,
+        "heading_term": rank[each.term].astype(np.int32),
+    }
+
+
+def _term_ranks(analysis: _Chunks) -> np.ndarray:
+    """Each term id's place in sorted term order: the term numbers the index uses."""
+    ordered_terms = sorted(analysis.terms)
+    rank = np.empty(len(ordered_terms), dtype=np.int64)
+    found = map(analysis.terms.__getitem__, ordered_terms)
+    rank[np.fromiter(found, dtype=np.int64, count=len(ordered_terms))] = np.arange(len(rank))
+    return rank
 
 
 def _spread(rows: _Field, row_of: np.ndarray, size: int) -> _Field:
@@ -279,7 +326,7 @@ def _spread(rows: _Field, row_of: np.ndarray, size: int) -> _Field:
     per_row = np.bincount(row, minlength=len(rows.lengths))
     starts = np.concatenate([[0], np.cumsum(per_row)[:-1]])
     counts = per_row[row_of]
-    at = _ragged(starts[row_of], counts)
+    at = ragged(starts[row_of], counts)
     doc = np.repeat(np.arange(size, dtype=np.int32), counts)
     return _Field(term[at], half[at], doc, rows.lengths[row_of])
 
@@ -309,7 +356,7 @@ def _full_stems(
     """The full-weight content stems of texts, in order, and the page of each."""
     chunk_page = np.repeat(pages, per_text)
     counts = found["full_count"][ids]
-    stems = found["full"][_ragged(found["full_start"][ids], counts)].astype(np.int64)
+    stems = found["full"][ragged(found["full_start"][ids], counts)].astype(np.int64)
     return stems, np.repeat(chunk_page, counts)
 
 
@@ -344,17 +391,15 @@ def _title_keys(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: in
 
 
 def _postings(
-    analysis: _Chunks, fields: list[_Field], size: int, prior: np.ndarray
+    analysis: _Chunks, fields: list[_Field], size: int, prior: np.ndarray, rank: np.ndarray
 ) -> dict[str, np.ndarray]:
     ordered_terms = sorted(analysis.terms)
-    rank = np.empty(len(ordered_terms), dtype=np.int64)
-    found = map(analysis.terms.__getitem__, ordered_terms)
-    rank[np.fromiter(found, dtype=np.int64, count=len(ordered_terms))] = np.arange(len(rank))
 
     lengths = np.stack([f.lengths for f in fields]) if size else np.zeros((len(FIELDS), 0))
     averages = np.maximum(lengths.mean(axis=1) if size else np.ones(len(FIELDS)), 1e-9)
     # What one occurrence weighs in each field of each page: field weight / length norm.
-    scale = np.asarray(FIELD_WEIGHTS)[:, None] / ((1.0 - B) + B * lengths / averages[:, None])
+    b = np.asarray(FIELD_B)[:, None]
+    scale = np.asarray(FIELD_WEIGHTS)[:, None] / ((1.0 - b) + b * lengths / averages[:, None])
     scale = scale.astype(np.float32).ravel()
     del lengths
     doc_bits = max(1, size.bit_length())

@@ -64,8 +64,6 @@ def evaluate(library: Library, name: str, docs: str | None) -> Scores:
 def together(names: list[str], single: dict[str, Scores]) -> list[str]:
     """All manifests loaded at once, no `docs` argument: recall against each alone, and the
     precision of each confidence level's top hit."""
-    from pinax.search import confidence
-
     library = Library([outlined_manifest(n) for n in NAMES])
     failures = []
     print("\n## All eight loaded together (no docs argument)\n")
@@ -86,7 +84,7 @@ def together(names: list[str], single: dict[str, Scores]) -> list[str]:
         for row in rows(name):
             hits = library.search(row["query"], 1).hits
             if hits:
-                level = confidence(hits[0].score)
+                level = hits[0].confidence
                 shown[level] += 1
                 right[level] += hits[0].url in row["expected"]
     print("\n| confidence | top hits | right | precision |")

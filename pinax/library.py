@@ -17,7 +17,16 @@ from typing import Any, NamedTuple
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError, NotFound
 from pinax.manifest import Manifest, Page
-from pinax.search import Docs, chunks, corrected_query, index_cache, known_words, open_docs
+from pinax.search import (
+    Docs,
+    chunks,
+    confidence,
+    corrected_query,
+    index_cache,
+    known_words,
+    open_docs,
+    pooled,
+)
 
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
 
@@ -46,6 +55,7 @@ class SearchHit(NamedTuple):
     explain: dict[str, Any] | None = None
     heading: str | None = None  # the section that answers (see `Docs.place`)
     anchor: str | None = None
+    confidence: str = "low"
 
 
 @dataclass
@@ -131,10 +141,11 @@ class Library:
         merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None, int]] = []
         corrections: dict[str, str] = {}
         strategy = "bm25"
-        for order, docs in enumerate(selected):
-            index = docs.index
-            plan = index.plan(query, trusted=known)
-            ranked = index.run(plan, limit, explain)
+        plans = [docs.index.plan(query, trusted=known) for docs in selected]
+        if len(selected) > 1:
+            plans = pooled(plans, [docs.index for docs in selected])
+        for order, (docs, plan) in enumerate(zip(selected, plans, strict=True)):
+            ranked = docs.index.run(plan, limit + 1, explain)  # one more: the runner-up
             if not ranked.docs:
                 continue
             if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
@@ -149,16 +160,21 @@ class Library:
                 )
         if len(selected) > 1:
             merged.sort(key=lambda item: item[:3])
-        hits = [
-            SearchHit(
-                docs.name,
-                *docs.pages.row(doc),
-                -negative,
-                detail,
-                *(docs.place(doc, heading) if heading >= 0 else ()),
+        hits = []
+        for at, (negative, _, _, docs, doc, detail, heading) in enumerate(merged[:limit]):
+            score = -negative
+            runner_up = -merged[at + 1][0] if at + 1 < len(merged) else 0.0
+            place = docs.place(doc, heading) if heading >= 0 else (None, None)
+            hits.append(
+                SearchHit(
+                    docs.name,
+                    *docs.pages.row(doc),
+                    score,
+                    detail,
+                    *place,
+                    confidence(score, score - runner_up),
+                )
             )
-            for negative, _, _, docs, doc, detail, heading in merged[:limit]
-        ]
         pages_searched = sum(len(d.pages) for d in selected)
         return Found(hits, corrections, strategy, pages_searched)
 

@@ -31,7 +31,6 @@ from pinax.pages import (
     site_origins,
     window,
 )
-from pinax.search import confidence
 
 if TYPE_CHECKING:
     from pinax.pages import PageReader
@@ -148,7 +147,7 @@ class Tools:
                 "title": hit.title,
                 "section": hit.section,
                 "score": hit.score,
-                "confidence": confidence(hit.score),
+                "confidence": hit.confidence,
             }
             if hit.heading is not None:
                 row["heading"] = hit.heading

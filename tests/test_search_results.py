@@ -21,9 +21,21 @@ def test_every_result_has_a_confidence(tools: Tools) -> None:
     best = answer["results"][0]
     assert best["url"] == "https://react.dev/reference/react/useState"
     assert best["score"] >= 0.8 and best["confidence"] == "high"
-    for row in answer["results"]:
-        expected = "high" if row["score"] >= 0.8 else "medium" if row["score"] >= 0.6 else "low"
+    rows = answer["results"]
+    for row, after in zip(rows, rows[1:], strict=False):
+        clear = row["score"] >= 0.8 and row["score"] - after["score"] >= 0.15
+        expected = "high" if clear else "medium" if row["score"] >= 0.6 else "low"
         assert row["confidence"] == expected
+    assert all(row["confidence"] != "high" or row["score"] >= 0.8 for row in rows)
+
+
+def test_a_strong_hit_among_equals_is_not_high(tools: Tools) -> None:
+    """Django's `Settings` page and its many settings headings: several strong hits, none a
+    clear answer."""
+    rows = tools.search_pages("templates")["results"]
+    assert rows[0]["score"] >= 0.8
+    assert rows[0]["score"] - rows[1]["score"] < 0.15
+    assert rows[0]["confidence"] == "medium"
     assert {r["confidence"] for r in tools.search_pages("state management hooks")["results"]} > {
         "low"
     }

@@ -7,7 +7,8 @@ behind them:
   in memory; `open_docs` maps them from the on-disk store kept by an `index_cache`).
 - `SearchIndex`: `plan(query)` then `run(plan, limit)` gives a `Ranked` (pages and scores).
 - `known_words`, `corrected_query`, `chunks`: the query's words as the index reads them.
-- `confidence`: a score's label ("high", "medium", "low").
+- `pooled`: one query's plans over several indexes, weighted as one (comparable scores).
+- `confidence`: a hit's label ("high", "medium", "low") from its score and its lead.
 """
 
 from pinax.search.docs import Docs, index_cache, open_docs
@@ -18,6 +19,7 @@ from pinax.search.index import (
     confidence,
     corrected_query,
     known_words,
+    pooled,
 )
 from pinax.search.store import IndexCache
 from pinax.search.tokens import chunks
@@ -34,4 +36,5 @@ __all__ = [
     "index_cache",
     "known_words",
     "open_docs",
+    "pooled",
 ]

@@ -27,7 +27,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -80,6 +80,9 @@ class Plan:
 
     terms: list[Term] = field(default_factory=list)
     reference: float = 0.0  # the raw score of a page that covers the whole query once
+    # What the reference is made of: (a query word's weight, the stem it counts by; None for
+    # a word the index lacks), so that a pooled reference can be made with other IDFs.
+    counted: list[tuple[float, str | None]] = field(default_factory=list)
     corrections: dict[str, str] = field(default_factory=dict)  # typed word -> known word
     title_key: int = 0
 
@@ -102,8 +105,16 @@ class Ranked:
     headings: list[int] | None = None  # each hit's best heading (its number), or -1
 
 
-def confidence(score: float) -> str:
-    return "high" if score >= 0.8 else "medium" if score >= 0.6 else "low"
+HIGH_SCORE, HIGH_MARGIN, MEDIUM_SCORE = 0.8, 0.15, 0.6
+
+
+def confidence(score: float, margin: float) -> str:
+    """A hit's label from its score and its lead over the next hit (`margin`): a strong hit
+    that others match as well is a choice among equals, not a sure answer (measured on the
+    DEV sets with every manifest loaded: see bench/eval_sections.py)."""
+    if score >= HIGH_SCORE and margin >= HIGH_MARGIN:
+        return "high"
+    return "medium" if score >= MEDIUM_SCORE else "low"
 
 
 def known_words(query: str, indexes: Sequence[SearchIndex]) -> frozenset[str]:
@@ -111,6 +122,34 @@ def known_words(query: str, indexes: Sequence[SearchIndex]) -> frozenset[str]:
     so no other manifest corrects it."""
     written = {w for chunk in chunks(query) for w, _ in chunk_words(chunk)}
     return frozenset(w for w in written if any(index.knows(w) for index in indexes))
+
+
+def pooled(plans: Sequence[Plan], indexes: Sequence[SearchIndex]) -> list[Plan]:
+    """The plans of one query over several indexes, re-weighted as if the indexes were one:
+    each term's IDF is its IDF over all their pages, so that a word distinctive of one
+    library and common in another weighs as it would in the whole, and every page's 0..1
+    score is measured against the same reference."""
+    size = sum(index.size for index in indexes)
+    texts = {t.text for plan in plans for t in plan.terms} | {
+        text for plan in plans for _, text in plan.counted if text is not None
+    }
+    frequency = dict.fromkeys(texts, 0)
+    for index in indexes:
+        for text in texts:
+            frequency[text] += index.frequency(text)
+    pooled_idf = {text: float(idf(df, size)) for text, df in frequency.items()}
+    absent = float(idf(0, size))
+    result = []
+    for plan, index in zip(plans, indexes, strict=True):
+        terms = [
+            t._replace(weight=t.weight * pooled_idf[t.text] / index._term_idf.item(t.term))
+            for t in plan.terms
+        ]
+        reference = FULL_MATCH * sum(
+            weight * (absent if text is None else pooled_idf[text]) for weight, text in plan.counted
+        )
+        result.append(replace(plan, terms=terms, reference=reference))
+    return result
 
 
 def corrected_query(query: str, corrections: dict[str, str]) -> str:
@@ -164,6 +203,11 @@ class SearchIndex:
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
 
+    def frequency(self, text: str) -> int:
+        """How many pages have a term (a stem or phrase; 0 if the index lacks it)."""
+        term = self.vocabulary.term(text)
+        return self._df(term) if term >= 0 else 0
+
     def knows(self, word: str) -> bool:
         """Whether a query word (lower-case, as typed) is in the vocabulary."""
         return self.vocabulary.term(stem(word)) >= 0
@@ -203,6 +247,7 @@ class SearchIndex:
                 self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
             if not inside:  # an unknown word still says what a full match would be
                 plan.reference += weight * self._unknown_idf * FULL_MATCH
+                plan.counted.append((weight, None))
         for pair, term in zip(pairs, ids[len(stems) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
@@ -228,6 +273,7 @@ class SearchIndex:
             return True  # its parts carry the query when it cannot be found
         if trusted:
             plan.reference += weight * self._unknown_idf * FULL_MATCH
+            plan.counted.append((weight, None))
             return True
         corrected = vocabulary.correct(word)
         if corrected is not None:
@@ -254,6 +300,8 @@ class SearchIndex:
     def _add(self, plan: Plan, term: Term, counted: float) -> None:
         plan.terms.append(term)
         plan.reference += counted * self._term_idf.item(term.term) * FULL_MATCH
+        if counted:
+            plan.counted.append((counted, term.text))
 
     # -- searching -----------------------------------------------------------------------------
 

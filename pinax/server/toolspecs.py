@@ -252,7 +252,8 @@ SEARCH_PAGES = ToolSpec(
                 confidence={
                     "type": "string",
                     "enum": ["high", "medium", "low"],
-                    "description": "high: score >= 0.8, medium: >= 0.6, else low",
+                    "description": "high: score >= 0.8 and 0.15 ahead of the next hit "
+                    "(a clear answer), medium: score >= 0.6, else low",
                 },
                 docs=DOCS_OF_ROW,
                 explain=_object(

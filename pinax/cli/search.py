@@ -77,6 +77,9 @@ def print_table(answer: dict[str, Any]) -> None:
         where = f"[{row['docs']}] " if "docs" in row else ""
         typer.echo(f"{row['score']:.2f}  {where}{row['title']}")
         typer.echo(f"      {row['url']}")
+        if row.get("heading"):
+            anchor = f"  (#{row['anchor']})" if row.get("anchor") else ""
+            typer.echo(f"      > {row['heading']}{anchor}")
         if row.get("explain"):
             typer.echo(f"      {explain_line(row['explain'])}")
 

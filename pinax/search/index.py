@@ -200,6 +200,8 @@ class SearchIndex:
         self._heading_start = arrays["heading_start"]
         self._heading_term_start = arrays["heading_term_start"]
         self._heading_term = arrays["heading_term"]
+        self._title_term_start = arrays["title_term_start"]
+        self._title_term = arrays["title_term"]
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
 
@@ -346,38 +348,54 @@ class SearchIndex:
         return found[order], raw[order]
 
     def best_headings(self, docs: list[int], plan: Plan) -> list[int]:
-        """For each page, the heading that covers most of the query (weighted by IDF), if it
-        covers at least half of it; else -1. Ties: the first in the page."""
+        """For each page, the heading that answers the part of the query its title does not:
+        the heading covering most of that part (words weighted by IDF), if it covers at
+        least half of it; else -1 (also when the title covers the whole query). Ties: the
+        first heading of the page."""
         if not docs:
             return []
         weights: dict[int, float] = {}
         for t in plan.terms:
             if t.match != "phrase":
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
-        wanted = HEADING_COVER * sum(weights.values())
         pages = np.asarray(docs, dtype=np.int64)
         first, last = self._heading_start[pages], self._heading_start[pages + 1]
         if not (last - first).any():
             return [-1] * len(docs)
-        lo, hi = self._heading_term_start[first], self._heading_term_start[last]
-        places = ragged(lo, hi - lo)
-        terms = self._heading_term[places]
         query = np.fromiter(weights, dtype=np.int32, count=len(weights))
         query.sort()
-        at = np.minimum(np.searchsorted(query, terms), len(query) - 1)
-        matched = query[at] == terms
-        if not matched.any():
+        heading, heading_terms = _matches(
+            self._heading_term,
+            self._heading_term_start[first],
+            self._heading_term_start[last],
+            query,
+        )
+        if not len(heading):
             return [-1] * len(docs)
-        heading = np.searchsorted(self._heading_term_start, places[matched], "right") - 1
-        covered: dict[int, dict[int, None]] = {}
-        for h, term in zip(heading.tolist(), terms[matched].tolist(), strict=True):
-            covered.setdefault(h, {})[term] = None
-        found = sorted(covered)
-        owners = np.searchsorted(self._heading_start, found, "right") - 1
+        heading = np.searchsorted(self._heading_term_start, heading, "right") - 1
+        owner = np.searchsorted(self._heading_start, heading, "right") - 1
+        title_places, title_terms = _matches(
+            self._title_term,
+            self._title_term_start[pages],
+            self._title_term_start[pages + 1],
+            query,
+        )
+        titled = np.searchsorted(self._title_term_start, title_places, "right") - 1
+        in_title = set(zip(titled.tolist(), title_terms.tolist(), strict=True))
+        covered: dict[tuple[int, int], dict[int, None]] = {}
+        for h, page, term in zip(
+            heading.tolist(), owner.tolist(), heading_terms.tolist(), strict=True
+        ):
+            if (page, term) not in in_title:
+                covered.setdefault((page, h), {})[term] = None
+        untitled = {
+            doc: sum(w for term, w in weights.items() if (doc, term) not in in_title)
+            for doc in docs
+        }
         best: dict[int, tuple[float, int]] = {}
-        for h, page in zip(found, owners.tolist(), strict=True):
-            score = sum(map(weights.__getitem__, covered[h]))
-            if score >= wanted and score > best.get(page, (0.0, -1))[0]:
+        for (page, h), found in sorted(covered.items()):
+            score = sum(map(weights.__getitem__, found))
+            if score >= HEADING_COVER * untitled[page] and score > best.get(page, (0.0, -1))[0]:
                 best[page] = (score, h)
         return [best[doc][1] if doc in best else -1 for doc in docs]
 
@@ -622,6 +640,18 @@ def _unique(values: np.ndarray) -> np.ndarray:
     first[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     return ordered[first]
+
+
+def _matches(
+    terms: np.ndarray, lo: np.ndarray, hi: np.ndarray, query: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The places in `terms` within the ranges lo[i]..hi[i] that hold one of the (sorted)
+    `query` terms, and the terms there."""
+    places = ragged(lo, hi - lo)
+    found = terms[places]
+    at = np.minimum(np.searchsorted(query, found), len(query) - 1)
+    hit = query[at] == found
+    return places[hit], found[hit]
 
 
 def _bar(values: np.ndarray, count: int) -> float:

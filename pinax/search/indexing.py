@@ -279,6 +279,7 @@ def build(
     fields.append(_headings_of_pages(each_heading, heading_page, size))
     rank = _term_ranks(analysis)
     arrays = _heading_terms(each_heading, rank, heading_page, size)
+    arrays.update(_title_terms(fields[0], rank, size))
     del each_heading, heading_page
     arrays.update(_postings(analysis, fields, size, depth_prior(depths), rank))
     arrays["title_key"] = title_keys
@@ -308,6 +309,14 @@ def _heading_terms(
         "heading_term_start": term_start,
         "heading_term": rank[each.term].astype(np.int32),
     }
+
+
+def _title_terms(titles: _Field, rank: np.ndarray, size: int) -> dict[str, np.ndarray]:
+    """Every page's title terms (`title_term` from `title_term_start[page]`): a query word
+    its title has is no reason to point into the page."""
+    start = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(titles.doc, minlength=size), out=start[1:])
+    return {"title_term_start": start, "title_term": rank[titles.term].astype(np.int32)}
 
 
 def _term_ranks(analysis: _Chunks) -> np.ndarray:

@@ -183,9 +183,11 @@ SEARCH_PAGES = ToolSpec(
     name="search_pages",
     title="Search pages",
     description=(
-        "Search documentation pages by title, URL and section (typo-tolerant). Returns the "
-        "best pages first: url, title, section and a 0..1 score. Use it to find the page "
-        "about an API or topic, then read it with get_page(url)."
+        "Search documentation pages by title, URL, section and the headings inside each page "
+        "(typo-tolerant). Returns the best pages first: url, title, section, a 0..1 score and, "
+        "when a heading of the page answers, that heading and its anchor. Use it to find the "
+        "page about an API or topic, then read it with get_page(url), or just the part that "
+        "answers with get_page(url, section=anchor or heading)."
     ),
     args=(
         Arg(
@@ -249,6 +251,11 @@ SEARCH_PAGES = ToolSpec(
                     "maximum": 1,
                     "description": "Relevance, comparable across documentation sets",
                 },
+                heading=_string(
+                    "The heading inside the page that answers ('Parent > Child' where its "
+                    "text repeats on the page): pass it, or the anchor, as get_page's section"
+                ),
+                anchor=_string("That heading's id on the page, where known"),
                 confidence={
                     "type": "string",
                     "enum": ["high", "medium", "low"],

@@ -1,6 +1,6 @@
 """A synthetic manifest of any size, shaped like the real ones, for search benchmarks at scale.
 
-    python bench/synth_manifest.py --pages 1000000 --out /tmp/synth-1m.json [--seed 7]
+    python bench/synth_manifest.py --pages 1000000 --out /tmp/synth-1m.json [--seed 7] [--outlines]
 
 The first pass over the templates copies every page of the real manifests in
 ../shared/corpora/manifests (or $PINAX_SHARED) unchanged, so real queries keep their real
@@ -11,6 +11,11 @@ under a section that is the template's section with its last segment replaced by
 one, reused often so that sections hold many pages. Templates that have a description get a
 generated one. The vocabulary therefore is the real titles' vocabulary, and the URL shapes are
 the real URL shapes.
+
+With outlines, copied pages keep their real outline (../shared/corpora/outlines) and every
+generated page gets a real page's outline shape (its levels; at most 16 headings, about 7 on
+average), each heading a real heading's text or one drawn from a Markov chain over them, with
+an anchor made from the text.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
 MANIFESTS = SHARED / "corpora" / "manifests"
+OUTLINES = SHARED / "corpora" / "outlines"
+MAX_SYNTHETIC_HEADINGS = 16
 START, END = "\x02", "\x03"
 REUSE = 0.8  # chance that a generated page joins an existing generated section
 
@@ -73,8 +80,9 @@ def slug_like(title: str, template: str) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words[:3])
 
 
-def load_real() -> list[tuple[dict, dict]]:
-    """(manifest header, page) for every page of every real manifest."""
+def load_real(outlines: bool = False) -> list[tuple[dict, dict]]:
+    """(manifest header, page) for every page of every real manifest (`outlines`: with their
+    real outlines)."""
     paths = sorted(MANIFESTS.glob("*.json"))
     if not paths:
         sys.exit(f"no manifests under {MANIFESTS}: set PINAX_SHARED")
@@ -82,15 +90,35 @@ def load_real() -> list[tuple[dict, dict]]:
     for path in paths:
         data = json.loads(path.read_text())
         header = {"name": data["name"], "url": data["url"]}
-        pages.extend((header, page) for page in data["pages"])
+        found = real_outlines(data["name"]) if outlines else {}
+        for page in data["pages"]:
+            if found.get(page["url"]):
+                page["outline"] = found[page["url"]]
+            pages.append((header, page))
     return pages
 
 
-def generate(count: int, seed: int = 7) -> dict:
-    """A manifest dict with `count` pages."""
+def real_outlines(name: str) -> dict[str, list[dict]]:
+    """A shared manifest's outlines by page URL, as manifest entries (no anchors: the shared
+    outlines have none)."""
+    found = {}
+    for line in (OUTLINES / f"{name}.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        found[entry["url"]] = [
+            {"level": level, "title": text.strip()}
+            for level, text in entry["headings"]
+            if text.strip()
+        ]
+    return found
+
+
+def generate(count: int, seed: int = 7, outlines: bool = False) -> dict:
+    """A manifest dict with `count` pages (`outlines`: each with an outline)."""
     rng = random.Random(seed)
-    real = load_real()
+    real = load_real(outlines)
     titles = Chain([p["title"] for _, p in real])
+    headings = [h["title"] for _, p in real for h in p.get("outline", ())]
+    heading_chain = Chain(headings) if headings else None
     descriptions = Chain([p["description"] for _, p in real if p.get("description")])
     sections: dict[str, list[str]] = defaultdict(list)
     seen: set[str] = set()
@@ -112,6 +140,9 @@ def generate(count: int, seed: int = 7) -> dict:
             page = _generated(template, titles, descriptions, rng) if cycle else dict(template)
             if cycle:
                 page["url"] = _place(page, template, sections, rng)
+                if heading_chain is not None:
+                    shape = real[rng.randrange(len(real))][1].get("outline", ())
+                    page["outline"] = _outline(shape, headings, heading_chain, rng)
             url = page["url"]
             n = 2
             while url in seen:
@@ -130,6 +161,19 @@ def _generated(template: dict, titles: Chain, descriptions: Chain, rng: random.R
     if template.get("description"):
         page["description"] = descriptions.sample(rng, max_words=30)
     return page
+
+
+def _outline(shape: list[dict], real: list[str], chain: Chain, rng: random.Random) -> list[dict]:
+    """Headings at the levels of a real outline, half of them real texts, half generated."""
+    outline = []
+    for entry in shape[:MAX_SYNTHETIC_HEADINGS]:
+        text = real[rng.randrange(len(real))] if rng.random() < 0.5 else chain.sample(rng)
+        anchor = "-".join(re.findall(r"[a-z0-9]+", text.lower()))[:60]
+        heading = {"level": entry["level"], "title": text}
+        if anchor:
+            heading["anchor"] = anchor
+        outline.append(heading)
+    return outline
 
 
 def _place(page: dict, template: dict, sections: dict[str, list[str]], rng: random.Random) -> str:
@@ -173,12 +217,12 @@ def write(manifest: dict, out: Path) -> None:
     tmp.replace(out)
 
 
-def ensure(count: int, folder: Path, seed: int = 7) -> Path:
+def ensure(count: int, folder: Path, seed: int = 7, outlines: bool = False) -> Path:
     """The synthetic manifest of `count` pages in `folder`, generated once."""
-    out = folder / f"synthetic-{count}-s{seed}.json"
+    out = folder / f"synthetic-{count}-s{seed}{'-outlines' if outlines else ''}.json"
     if not out.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        write(generate(count, seed), out)
+        write(generate(count, seed, outlines), out)
     return out
 
 
@@ -187,8 +231,9 @@ def main() -> None:
     parser.add_argument("--pages", type=int, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--outlines", action="store_true", help="give every page an outline")
     args = parser.parse_args()
-    write(generate(args.pages, args.seed), args.out)
+    write(generate(args.pages, args.seed, args.outlines), args.out)
     print(f"wrote {args.pages:,} pages to {args.out}")
 
 

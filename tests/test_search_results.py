@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from pinax.errors import InvalidArgs
@@ -22,7 +24,7 @@ def test_every_result_has_a_confidence(tools: Tools) -> None:
     assert best["url"] == "https://react.dev/reference/react/useState"
     assert best["score"] >= 0.8 and best["confidence"] == "high"
     rows = answer["results"]
-    for row, after in zip(rows, rows[1:], strict=False):
+    for row, after in itertools.pairwise(rows):
         clear = row["score"] >= 0.8 and row["score"] - after["score"] >= 0.15
         expected = "high" if clear else "medium" if row["score"] >= 0.6 else "low"
         assert row["confidence"] == expected

@@ -1,0 +1,153 @@
+"""Search inside pages: headings are a field, a hit names the section that answers, and
+get_page reads just that section; fan-out scores that compare across manifests."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from pinax.library import Library
+from pinax.manifest import Heading, Manifest, Page
+from pinax.tools import Tools
+from tests.conftest import LOOPBACK, shared_path
+from tests.fixture_pages import read
+from tests.http_site import Reply, Site
+
+WIDGETS = """# Widgets
+
+Widgets draw themselves.
+
+## Usage
+
+Mount a widget with `mount()`.
+
+### Caveats
+
+A widget mounted twice raises MountError.
+
+## Troubleshooting
+
+### Caveats
+
+Blank widgets usually lack a size.
+"""
+OUTLINE = [
+    {"level": 2, "title": "Usage", "anchor": "usage"},
+    {"level": 3, "title": "Caveats", "anchor": "caveats"},
+    {"level": 2, "title": "Troubleshooting", "anchor": "troubleshooting"},
+    {"level": 3, "title": "Caveats", "anchor": "caveats-1"},
+]
+
+
+def write_site_manifest(site: Site, folder: Path) -> Path:
+    site.add("/widgets", Reply(200, WIDGETS.encode(), {"Content-Type": "text/markdown"}))
+    pages = [
+        {"url": site.url("/widgets"), "title": "Widgets", "outline": OUTLINE},
+        {"url": site.url("/forms"), "title": "Forms", "outline": [{"level": 2, "title": "Input"}]},
+        {"url": site.url("/layout"), "title": "Layout"},
+    ]
+    data = {"pinax_manifest": 1, "name": "site", "url": site.url("/"), "pages": pages}
+    path = folder / "site.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_heading_hit_names_the_section_get_page_reads(tmp_path: Path, site: Site) -> None:
+    tools = Tools.open([write_site_manifest(site, tmp_path)], cache_dir=tmp_path / "cache")
+    best = tools.search_pages("widgets caveats")["results"][0]
+    assert best["title"] == "Widgets"
+    # "Caveats" is on the page twice: the first is named with its parent.
+    assert (best["heading"], best["anchor"]) == ("Usage > Caveats", "caveats")
+    by_heading = read(tools, best["url"], section=best["heading"])
+    by_anchor = read(tools, best["url"], section=best["anchor"])
+    for answer in (by_heading, by_anchor):
+        assert "mounted twice" in answer["markdown"]
+        assert "Blank widgets" not in answer["markdown"]
+    deeper = tools.search_pages("troubleshooting widgets")["results"][0]
+    assert (deeper["heading"], deeper["anchor"]) == ("Troubleshooting", "troubleshooting")
+
+
+def test_a_query_its_title_covers_points_at_the_page(tmp_path: Path, site: Site) -> None:
+    tools = Tools.open([write_site_manifest(site, tmp_path)], cache_dir=tmp_path / "cache")
+    best = tools.search_pages("widgets")["results"][0]
+    assert best["title"] == "Widgets"
+    assert "heading" not in best and "anchor" not in best
+    found = tools.search_pages("input")["results"][0]
+    assert (found["title"], found["heading"]) == ("Forms", "Input")
+    assert "anchor" not in found  # none known
+
+
+def test_explain_shows_the_heading_field(tmp_path: Path, site: Site) -> None:
+    tools = Tools.open([write_site_manifest(site, tmp_path)], cache_dir=tmp_path / "cache")
+    best = tools.search_pages("troubleshooting", explain=True)["results"][0]
+    (term,) = best["explain"]["terms"]
+    assert set(term["fields"]) == {"heading"}
+
+
+def test_outlines_survive_the_on_disk_index(tmp_path: Path, site: Site) -> None:
+    manifest = write_site_manifest(site, tmp_path)
+    first = Library.load([manifest], index_dir=tmp_path / "index")
+    again = Library.load([manifest], index_dir=tmp_path / "index")  # mapped from the file
+    (docs,) = again.all()
+    assert docs.index_file is not None
+    assert docs.pages[0].outline == tuple(Heading(**h) for h in OUTLINE)
+    assert docs.pages[2].outline == ()
+    for library in (first, again):
+        (hit,) = library.search("troubleshooting", 1).hits
+        assert (hit.heading, hit.anchor) == ("Troubleshooting", "troubleshooting")
+
+
+def test_equal_scores_keep_the_manifest_order() -> None:
+    pages = tuple(
+        Page(f"https://x.org/{slug}", "Install", "/", outline=(Heading(2, "Setup"),))
+        for slug in ("zeta", "alpha", "mid")
+    )
+    library = Library([Manifest("x", "https://x.org", "X", pages)])
+    found = library.search("setup", 3).hits
+    assert [hit.url.rsplit("/", 1)[1] for hit in found] == ["zeta", "alpha", "mid"]
+    assert len({hit.score for hit in found}) == 1
+
+
+def test_a_word_of_one_library_decides_between_libraries() -> None:
+    """useEffect is React's: MDN's pages that merely mention effects come after it."""
+    folder = shared_path("corpora", "manifests")
+    library = Library.load([folder / "mdn.json", folder / "react.json"])
+    hits = library.search("useEffect", 3).hits
+    assert (hits[0].docs, hits[0].title) == ("react", "useEffect")
+    assert all(hit.score < hits[0].score for hit in hits if hit.docs == "mdn")
+
+
+def test_outlines_lift_recall_on_a_dev_set() -> None:
+    """The react DEV set with the shared outlines joined (the full check, every corpus and
+    all manifests together, is bench/eval_sections.py)."""
+    shared_path("corpora", "outlines")
+    from bench.eval_sections import evaluate, outlined_manifest, plain_manifest
+
+    today = evaluate(Library([plain_manifest("react")]), "react", None)
+    outlined = evaluate(Library([outlined_manifest("react")]), "react", None)
+    assert outlined.r10 >= 0.85 and outlined.mrr >= today.mrr + 0.12
+    assert outlined.typo_r10 >= 0.9 * outlined.r10
+
+
+@pytest.mark.anyio
+async def test_an_mcp_client_over_stdio_sees_the_heading(tmp_path: Path, site: Site) -> None:
+    manifest = write_site_manifest(site, tmp_path)
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[
+            *("-m", "pinax", "serve", "--docs", str(manifest)),
+            *("--cache-dir", str(tmp_path), "--allow-private", LOOPBACK),
+        ],
+        env={"PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+    )
+    async with Client(params) as client:
+        found = await client.call_tool("search_pages", {"query": "caveats widgets"})
+        best = found.structured_content["results"][0]
+        assert best["heading"] == "Usage > Caveats" and best["anchor"] == "caveats"
+        assert "heading Usage > Caveats" in found.content[0].text
+        page = await client.call_tool("get_page", {"url": best["url"], "section": "caveats"})
+        assert "mounted twice" in page.structured_content["markdown"]

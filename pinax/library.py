@@ -31,6 +31,21 @@ from pinax.search import (
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
 
 
+def _places(shown: list[Any], plans: list[Any]) -> list[tuple[str | None, str | None]]:
+    """The (heading, anchor) that each shown hit names, found for the shown hits only."""
+    places: list[tuple[str | None, str | None]] = [(None, None)] * len(shown)
+    by_library: dict[int, list[int]] = {}
+    for at, item in enumerate(shown):
+        by_library.setdefault(item[2], []).append(at)
+    for order, ats in by_library.items():
+        docs = shown[ats[0]][3]
+        headings = docs.index.best_headings([shown[at][4] for at in ats], plans[order])
+        for at, heading in zip(ats, headings, strict=True):
+            if heading >= 0:
+                places[at] = docs.place(shown[at][4], heading)
+    return places
+
+
 def closest(word: str, choices: Iterable[str], cutoff: float = 60.0, limit: int = 1) -> list[str]:
     """The choices most like `word`, for "did you mean" hints."""
     from rapidfuzz import fuzz, process
@@ -138,7 +153,7 @@ class Library:
         known = (
             known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
         )
-        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None, int]] = []
+        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None]] = []
         corrections: dict[str, str] = {}
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
@@ -153,25 +168,23 @@ class Library:
             for word, fixed in plan.corrections.items():
                 corrections.setdefault(word, fixed)
             details = ranked.explain or [None] * len(ranked.docs)
-            headings = ranked.headings or [-1] * len(ranked.docs)
             for rank, doc in enumerate(ranked.docs):
-                merged.append(
-                    (-ranked.scores[rank], rank, order, docs, doc, details[rank], headings[rank])
-                )
+                merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank]))
         if len(selected) > 1:
             merged.sort(key=lambda item: item[:3])
+        shown = merged[:limit]
+        places = _places(shown, plans)
         hits = []
-        for at, (negative, _, _, docs, doc, detail, heading) in enumerate(merged[:limit]):
+        for at, (negative, _, _, docs, doc, detail) in enumerate(shown):
             score = -negative
             runner_up = -merged[at + 1][0] if at + 1 < len(merged) else 0.0
-            place = docs.place(doc, heading) if heading >= 0 else (None, None)
             hits.append(
                 SearchHit(
                     docs.name,
                     *docs.pages.row(doc),
                     score,
                     detail,
-                    *place,
+                    *places[at],
                     confidence(score, score - runner_up),
                 )
             )

@@ -157,23 +157,8 @@ class Docs:
         return [page.title, slug, section, description, " ".join(children), page.title, headings]
 
     def place(self, doc: int, heading: int) -> tuple[str, str | None]:
-        """A hit's heading as `get_page(url, section=...)` takes it: its text (`Parent > Child`
-        when the text alone occurs more than once on the page) and its anchor, if known."""
-        chosen = self.pages.heading(heading)
-        first = self.pages.outline_start.item(doc)
-        outline = [
-            self.pages.heading(h) for h in range(first, self.pages.outline_start.item(doc + 1))
-        ]
-        text = chosen.title
-        if sum(h.title == text for h in outline) > 1:
-            parents = []
-            level = chosen.level
-            for h in reversed(outline[: heading - first]):
-                if h.level < level:
-                    parents.append(h.title)
-                    level = h.level
-            text = " > ".join([*reversed(parents), text])
-        return text, chosen.anchor
+        """A hit's heading as `get_page(url, section=...)` takes it, and its anchor."""
+        return self.pages.heading_place(doc, heading)
 
     def warm(self, read_files: bool = True) -> None:
         """Build the index and its term lookup table, and (`read_files`) read the index file

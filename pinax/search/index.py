@@ -23,6 +23,7 @@ when nothing else of the query is found, matched inside known words (substring).
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 import threading
@@ -41,7 +42,6 @@ from pinax.search.indexing import (
     content_key,
     depth_prior,
     idf,
-    ragged,
 )
 from pinax.search.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
 from pinax.search.vocabulary import Vocabulary
@@ -102,7 +102,6 @@ class Ranked:
     docs: list[int]
     scores: list[float]
     explain: list[dict[str, Any]] | None = None
-    headings: list[int] | None = None  # each hit's best heading (its number), or -1
 
 
 HIGH_SCORE, HIGH_MARGIN, MEDIUM_SCORE = 0.8, 0.15, 0.6
@@ -197,11 +196,12 @@ class SearchIndex:
         self._title_key = arrays["title_key"]
         self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
-        self._heading_start = arrays["heading_start"]
-        self._heading_term_start = arrays["heading_term_start"]
-        self._heading_term = arrays["heading_term"]
-        self._title_term_start = arrays["title_term_start"]
-        self._title_term = arrays["title_term"]
+        # Read a few items at a time per hit: memoryviews index faster than arrays.
+        self._heading_start = _items(arrays["heading_start"])
+        self._heading_term_start = _items(arrays["heading_term_start"])
+        self._heading_term = _items(arrays["heading_term"])
+        self._title_term_start = _items(arrays["title_term_start"])
+        self._title_term = _items(arrays["title_term"])
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
 
@@ -329,7 +329,6 @@ class SearchIndex:
         result = Ranked(
             [doc for _, doc in best], [round(1.0 - math.exp(score * scale), 4) for score, _ in best]
         )
-        result.headings = self.best_headings(result.docs, plan)
         if explain:
             unboosted = dict(zip(docs, raw.tolist(), strict=True))
             result.explain = [
@@ -351,53 +350,41 @@ class SearchIndex:
         """For each page, the heading that answers the part of the query its title does not:
         the heading covering most of that part (words weighted by IDF), if it covers at
         least half of it; else -1 (also when the title covers the whole query). Ties: the
-        first heading of the page."""
-        if not docs:
-            return []
+        first heading of the page. Plain Python: a page's headings are a few dozen terms."""
         weights: dict[int, float] = {}
         for t in plan.terms:
             if t.match != "phrase":
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
-        pages = np.asarray(docs, dtype=np.int64)
-        first, last = self._heading_start[pages], self._heading_start[pages + 1]
-        if not (last - first).any():
-            return [-1] * len(docs)
-        query = np.fromiter(weights, dtype=np.int32, count=len(weights))
-        query.sort()
-        heading, heading_terms = _matches(
-            self._heading_term,
-            self._heading_term_start[first],
-            self._heading_term_start[last],
-            query,
-        )
-        if not len(heading):
-            return [-1] * len(docs)
-        heading = np.searchsorted(self._heading_term_start, heading, "right") - 1
-        owner = np.searchsorted(self._heading_start, heading, "right") - 1
-        title_places, title_terms = _matches(
-            self._title_term,
-            self._title_term_start[pages],
-            self._title_term_start[pages + 1],
-            query,
-        )
-        titled = np.searchsorted(self._title_term_start, title_places, "right") - 1
-        in_title = set(zip(titled.tolist(), title_terms.tolist(), strict=True))
-        covered: dict[tuple[int, int], dict[int, None]] = {}
-        for h, page, term in zip(
-            heading.tolist(), owner.tolist(), heading_terms.tolist(), strict=True
-        ):
-            if (page, term) not in in_title:
-                covered.setdefault((page, h), {})[term] = None
-        untitled = {
-            doc: sum(w for term, w in weights.items() if (doc, term) not in in_title)
-            for doc in docs
-        }
-        best: dict[int, tuple[float, int]] = {}
-        for (page, h), found in sorted(covered.items()):
-            score = sum(map(weights.__getitem__, found))
-            if score >= HEADING_COVER * untitled[page] and score > best.get(page, (0.0, -1))[0]:
-                best[page] = (score, h)
-        return [best[doc][1] if doc in best else -1 for doc in docs]
+        return [self._best_heading(doc, weights) for doc in docs]
+
+    def _best_heading(self, doc: int, weights: dict[int, float]) -> int:
+        first, last = self._heading_start[doc], self._heading_start[doc + 1]
+        if first == last:
+            return -1
+        starts = self._heading_term_start
+        lo = starts[first]
+        terms = self._heading_term[lo : starts[last]].tolist()
+        if weights.keys().isdisjoint(terms):
+            return -1
+        title = self._title_term[self._title_term_start[doc] : self._title_term_start[doc + 1]]
+        rest = {term: w for term, w in weights.items() if term not in title.tolist()}
+        if rest.keys().isdisjoint(terms):
+            return -1
+        bounds = starts[first : last + 1].tolist()
+        if len(rest) == 1:  # one word left: the first heading that has it
+            at = terms.index(next(iter(rest)))
+            return first + bisect.bisect_right(bounds, lo + at) - 1
+        covered: dict[int, set[int]] = {}
+        for at in [at for at, term in enumerate(terms) if term in rest]:
+            heading = bisect.bisect_right(bounds, lo + at) - 1
+            covered.setdefault(heading, set()).add(terms[at])
+        wanted = HEADING_COVER * sum(rest.values())
+        best, most = -1, 0.0
+        for heading in sorted(covered):
+            score = sum(map(rest.__getitem__, covered[heading]))
+            if score >= wanted and score > most:
+                best, most = first + heading, score
+        return best
 
     def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Up to k best pages for weighted terms and their raw scores, in no order."""
@@ -642,16 +629,8 @@ def _unique(values: np.ndarray) -> np.ndarray:
     return ordered[first]
 
 
-def _matches(
-    terms: np.ndarray, lo: np.ndarray, hi: np.ndarray, query: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The places in `terms` within the ranges lo[i]..hi[i] that hold one of the (sorted)
-    `query` terms, and the terms there."""
-    places = ragged(lo, hi - lo)
-    found = terms[places]
-    at = np.minimum(np.searchsorted(query, found), len(query) - 1)
-    hit = query[at] == found
-    return places[hit], found[hit]
+def _items(array: np.ndarray) -> memoryview:
+    return memoryview(np.ascontiguousarray(array))
 
 
 def _bar(values: np.ndarray, count: int) -> float:

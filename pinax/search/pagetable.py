@@ -198,9 +198,20 @@ def _outline_arrays(pages: PageColumns) -> dict[str, np.ndarray]:
     headings = pages.headings
     start = np.zeros(len(pages) + 1, dtype=np.int64)
     np.cumsum(np.fromiter(map(len, pages.outline), np.int64, len(pages)), out=start[1:])
+    # Which headings share their text with another of the same page: those are named
+    # with their parents (`Usage > Caveats`).
+    numbered: dict[str, int] = {}
+    titles = np.fromiter(
+        map(numbered.setdefault, headings.title, itertools.count()),
+        dtype=np.int64,
+        count=len(headings.title),
+    )
+    keys = np.array(headings.page, dtype=np.int64) * max(1, len(numbered)) + titles
+    _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     arrays = {
         "outline_start": start,
         "heading_level": np.array(headings.level, dtype=np.uint8),
+        "heading_repeats": counts[inverse] > 1,
     }
     arrays.update(Strings.arrays(headings.title, "heading_title"))
     arrays.update(Strings.arrays([a or "" for a in headings.anchor], "heading_anchor"))
@@ -306,6 +317,7 @@ class PageTable(Sequence[Page]):
         self.folders = Strings(arrays["folder_data"], arrays["folder_offsets"])
         self.outline_start = arrays["outline_start"]
         self._heading_level = arrays["heading_level"]
+        self._heading_repeats = arrays["heading_repeats"]
         self._heading_title = Strings(arrays["heading_title_data"], arrays["heading_title_offsets"])
         self._heading_anchor = Strings(
             arrays["heading_anchor_data"], arrays["heading_anchor_offsets"]
@@ -374,6 +386,21 @@ class PageTable(Sequence[Page]):
         """Heading number `h` (of all pages' headings: see `outline_start`)."""
         anchor = self._heading_anchor.get(h)
         return Heading(self._heading_level.item(h), self._heading_title.get(h), anchor or None)
+
+    def heading_place(self, i: int, h: int) -> tuple[str, str | None]:
+        """Heading `h` of page `i` as get_page's `section` takes it: its text (`Parent >
+        Child`, parents up to the top, when the text occurs more than once on the page) and
+        its anchor, if known."""
+        text = self._heading_title.get(h)
+        if self._heading_repeats.item(h):
+            path = [text]
+            level = self._heading_level.item(h)
+            for parent in range(h - 1, self.outline_start.item(i) - 1, -1):
+                if self._heading_level.item(parent) < level:
+                    path.append(self._heading_title.get(parent))
+                    level = self._heading_level.item(parent)
+            text = " > ".join(reversed(path))
+        return text, self._heading_anchor.get(h) or None
 
     def outline(self, i: int) -> tuple[Heading, ...]:
         start, end = self.outline_start.item(i), self.outline_start.item(i + 1)

@@ -47,7 +47,9 @@ def outlined_manifest(name: str) -> Manifest:
     for line in (CORPORA / "outlines" / f"{name}.jsonl").read_text().splitlines():
         entry = json.loads(line)
         outlines[entry["url"]] = tuple(
-            Heading(level, text.strip()) for level, text in entry["headings"] if text.strip()
+            Heading(level, text.strip())
+            for level, text in entry["headings"]
+            if text.strip() and 2 <= level <= 6  # a few pages have a second H1: not below it
         )
     pages = tuple(replace(p, outline=outlines.get(p.url, ())) for p in manifest.pages)
     return replace(manifest, pages=pages)

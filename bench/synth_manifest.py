@@ -105,9 +105,9 @@ def real_outlines(name: str) -> dict[str, list[dict]]:
     for line in (OUTLINES / f"{name}.jsonl").read_text().splitlines():
         entry = json.loads(line)
         found[entry["url"]] = [
-            {"level": level, "title": text.strip()}
+            {"level": level, "title": text.strip()[:500]}
             for level, text in entry["headings"]
-            if text.strip()
+            if text.strip() and 2 <= level <= 6  # a few pages have a second H1: not below it
         ]
     return found
 

@@ -151,3 +151,15 @@ async def test_an_mcp_client_over_stdio_sees_the_heading(tmp_path: Path, site: S
         assert "heading Usage > Caveats" in found.content[0].text
         page = await client.call_tool("get_page", {"url": best["url"], "section": "caveats"})
         assert "mounted twice" in page.structured_content["markdown"]
+
+
+def test_candidates_are_the_ranking_before_results_are_made() -> None:
+    folder = shared_path("corpora", "manifests")
+    (docs,) = Library.load([folder / "react.json"]).all()
+    plan = docs.index.plan("state hooks")
+    pages, raw = docs.index.candidates(plan, 50)
+    assert len(pages) == 50 and list(raw) == sorted(raw, reverse=True)
+    shown = docs.index.run(plan, 5).docs
+    assert set(shown) <= set(pages.tolist())
+    empty, nothing = docs.index.candidates(docs.index.plan("zzzqqq"), 10)
+    assert len(empty) == len(nothing) == 0

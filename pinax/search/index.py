@@ -367,7 +367,8 @@ class SearchIndex:
         if weights.keys().isdisjoint(terms):
             return -1
         title = self._title_term[self._title_term_start[doc] : self._title_term_start[doc + 1]]
-        rest = {term: w for term, w in weights.items() if term not in title.tolist()}
+        titled = title.tolist()
+        rest = {term: w for term, w in weights.items() if term not in titled}
         if rest.keys().isdisjoint(terms):
             return -1
         bounds = starts[first : last + 1].tolist()

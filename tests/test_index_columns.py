@@ -137,3 +137,61 @@ def test_page_paths_in_bulk_as_one_by_one(base: str) -> None:
     for path in sorted(shared_path("corpora", "manifests").glob("*.json")):
         urls += columns.loads(path.read_bytes(), str(path)).pages.url
     assert page_paths([raw_path(u) for u in urls], base) == [page_path(u, base) for u in urls]
+
+
+def dump_layout(raw: bytes) -> bytes:
+    """The same manifest as `manifest.dump` lays it out (one page a line), without checking
+    it: bad pages stay bad."""
+    data = json.loads(raw.decode("utf-8-sig"))
+    pages = data.pop("pages") if isinstance(data, dict) else None
+    if not isinstance(pages, list) or not pages:
+        return raw
+    head = "".join(f"  {json.dumps(k)}: {json.dumps(v)},\n" for k, v in data.items())
+    rows = ",\n".join(f"    {json.dumps(p, sort_keys=True)}" for p in pages)
+    return f'{{\n{head}  "pages": [\n{rows}\n  ]\n}}\n'.encode()
+
+
+@pytest.mark.parametrize("raw", GOOD)
+def test_the_dump_layout_is_read_in_batches_alike(
+    raw: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(columns, "BATCH", 2)
+    laid_out = dump_layout(raw)
+    expected = manifest_io.loads(raw, "m.json")
+    assert columns.loads(laid_out, "m.json").pages == PageColumns.of(expected.pages)
+
+
+@pytest.mark.parametrize("raw", BAD)
+def test_the_dump_layout_rejects_with_the_same_message(
+    raw: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(columns, "BATCH", 2)
+    try:
+        laid_out = dump_layout(raw)
+    except ValueError:  # not JSON at all
+        laid_out = raw
+    with pytest.raises(ManifestError) as expected:
+        manifest_io.loads(laid_out, "m.json")
+    with pytest.raises(ManifestError) as found:
+        columns.loads(laid_out, "m.json")
+    assert found.value.message == expected.value.message
+
+
+def test_a_duplicate_url_in_another_batch_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(columns, "BATCH", 2)
+    pages = [{"url": f"https://x.org/{i}", "title": "T"} for i in range(5)]
+    raw = dump_layout(document(*pages, {"url": "https://x.org/0", "title": "again"}))
+    with pytest.raises(ManifestError, match=r"pages\[5\]\.url: duplicate of pages\[0\]\.url"):
+        columns.loads(raw, "m.json")
+
+
+def test_real_manifests_with_outlines_in_the_dump_layout() -> None:
+    shared_path("corpora", "outlines")
+    from bench.eval_sections import outlined_manifest
+
+    for name in ("react", "django"):
+        manifest = outlined_manifest(name)
+        text = manifest_io.dump(manifest).encode()
+        split = columns._dump_layout(text)
+        assert split is not None and columns._batched(*split, name) is not None  # no fallback
+        assert columns.loads(text, name).pages == PageColumns.of(manifest.pages)

@@ -13,11 +13,14 @@ from __future__ import annotations
 import itertools
 import json
 import re
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from pinax import manifest as manifest_io
 from pinax.manifest import (
@@ -32,24 +35,39 @@ from pinax.manifest import (
 )
 
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
+PAGE_FIELDS = ("url", "title", "section", *OPTIONAL)
 # Absolute http(s) URLs with a plain host (no user info, no IPv6 brackets) and no whitespace:
 # a strict subset of what `manifest.from_dict` accepts.
 _PLAIN_URL = re.compile(r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?")
 _ANCHOR = re.compile(r"[^\s#]+")  # its length is checked apart
+BATCH = 20000  # page lines parsed at a time
 
 
 class Headings(NamedTuple):
-    """Every heading of every page, flat, in page order: the page each belongs to."""
+    """Every heading of every page, flat, in page order (compact: a million pages have
+    millions of headings, and their texts repeat, so equal texts share one string)."""
 
-    page: list[int]
-    level: list[int]
+    page: array  # the page each heading belongs to ("l")
+    level: array  # 2..6 ("B")
     title: list[str]
     anchor: list[str | None]
+
+    @classmethod
+    def empty(cls) -> Headings:
+        return cls(array("l"), array("B"), [], [])
+
+    def extend(self, other: Headings, first_page: int) -> None:
+        """Add another batch's headings, its pages numbered from `first_page`."""
+        self.page.extend(array("l", [p + first_page for p in other.page]))
+        self.level.extend(other.level)
+        self.title.extend(other.title)
+        self.anchor.extend(other.anchor)
 
 
 @dataclass
 class PageColumns:
-    """The pages of a manifest, one list per field (the values `Page` would hold)."""
+    """The pages of a manifest, one list per field (the values `Page` would hold), and their
+    headings, flat."""
 
     url: list[str]
     title: list[str]
@@ -58,27 +76,43 @@ class PageColumns:
     group: list[str | None]
     markdown_url: list[str | None]
     lastmod: list[str | None]
-    outline: list[tuple[Heading, ...]]
+    headings: Headings
 
     def __len__(self) -> int:
         return len(self.url)
 
     @cached_property
-    def headings(self) -> Headings:
-        counts = list(map(len, self.outline))
-        flat = list(itertools.chain.from_iterable(self.outline))
-        page = list(itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
-        if not flat:
-            return Headings(page, [], [], [])
-        level, title, anchor = map(list, zip(*flat, strict=True))
-        return Headings(page, level, title, anchor)
+    def outline_start(self) -> np.ndarray:
+        """Where each page's headings start (one more entry than pages)."""
+        counts = np.bincount(np.frombuffer(self.headings.page, dtype=np.int_), minlength=len(self))
+        start = np.zeros(len(self) + 1, dtype=np.int64)
+        np.cumsum(counts, out=start[1:])
+        return start
 
     @classmethod
     def of(cls, pages: Sequence[Page]) -> PageColumns:
-        return cls(*([getattr(p, name) for p in pages] for name in Page.__slots__))
+        headings = Headings.empty()
+        for i, page in enumerate(pages):
+            for heading in page.outline:
+                headings.page.append(i)
+                headings.level.append(heading.level)
+                headings.title.append(heading.title)
+                headings.anchor.append(heading.anchor)
+        columns = ([getattr(p, name) for p in pages] for name in PAGE_FIELDS)
+        return cls(*columns, headings=headings)
 
     def page(self, i: int) -> Page:
-        return Page(*(getattr(self, name)[i] for name in Page.__slots__))
+        start, end = self.outline_start[i : i + 2].tolist()
+        h = self.headings
+        outline = tuple(map(Heading, h.level[start:end], h.title[start:end], h.anchor[start:end]))
+        return Page(*(getattr(self, name)[i] for name in PAGE_FIELDS), outline=outline)
+
+    def extend(self, other: PageColumns) -> None:
+        """Add another batch's pages after these."""
+        self.headings.extend(other.headings, len(self))
+        for name in PAGE_FIELDS:
+            getattr(self, name).extend(getattr(other, name))
+        self.__dict__.pop("outline_start", None)
 
 
 @dataclass
@@ -105,7 +139,15 @@ class ManifestColumns:
 
 
 def loads(raw: bytes, source: str) -> ManifestColumns:
-    """Parse and validate manifest JSON into columns; errors as `manifest.loads` raises them."""
+    """Parse and validate manifest JSON into columns; errors as `manifest.loads` raises them.
+
+    A file in `manifest.dump`'s layout (one page a line) is read a batch of lines at a time,
+    so that the parsed objects of a million pages never exist all at once."""
+    split = _dump_layout(raw)
+    if split is not None:
+        found = _batched(*split, source)
+        if found is not None:
+            return found
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except ValueError:  # not UTF-8, or not JSON: manifest.loads says where
@@ -119,23 +161,72 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
     if not isinstance(pages, list):
         return ManifestColumns.of(manifest_io.from_dict(data, source))  # raises
     header = manifest_io.from_dict({**data, "pages": []}, source)
-    columns = _quick(pages)
-    if columns is None:
+    columns = _quick(pages, {})
+    if columns is None or len(set(columns.url)) != len(columns):
         columns = PageColumns.of(manifest_io.from_dict(data, source).pages)
     return ManifestColumns(
         header.name, header.url, header.title, header.description, header.ttl, source, columns
     )
 
 
-def _quick(pages: list[Any]) -> PageColumns | None:
+_PAGES_START, _PAGES_END = b'\n  "pages": [\n', b"\n  ]\n}\n"
+
+
+def _dump_layout(raw: bytes) -> tuple[bytes, list[bytes]] | None:
+    """(the header as a manifest without pages, each page's line) of a file in
+    `manifest.dump`'s layout; None for any other."""
+    start = raw.find(_PAGES_START)
+    if not raw.startswith(b"{\n") or start < 0 or not raw.endswith(_PAGES_END):
+        return None
+    lines = raw[start + len(_PAGES_START) : len(raw) - len(_PAGES_END)].split(b"\n")
+    if not all(line.startswith(b"    {") for line in lines):
+        return None
+    *rest, last = lines
+    if not all(line.endswith(b"},") for line in rest) or not last.endswith(b"}"):
+        return None
+    return raw[:start] + b'\n  "pages": []\n}\n', lines
+
+
+def _batched(head: bytes, lines: list[bytes], source: str) -> ManifestColumns | None:
+    """The manifest from its header and page lines, parsed and checked a batch at a time;
+    None if anything is off (the whole file is then read the careful way, which says what)."""
+    try:
+        data = json.loads(head)
+        batches = (lines[at : at + BATCH] for at in range(0, len(lines), BATCH))
+        parsed = (
+            json.loads(b"[%b]" % b",".join(line.rstrip(b",") for line in batch))
+            for batch in batches
+        )
+        interned: dict[str, str] = {}
+        columns = None
+        for pages in parsed:
+            found = _quick(pages, interned)
+            if found is None:
+                return None
+            if columns is None:
+                columns = found
+            else:
+                columns.extend(found)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or data.get("pages") != [] or columns is None:
+        return None
+    if len(set(columns.url)) != len(columns):
+        return None
+    header = manifest_io.from_dict(data, source)
+    return ManifestColumns(
+        header.name, header.url, header.title, header.description, header.ttl, source, columns
+    )
+
+
+def _quick(pages: list[Any], interned: dict[str, str]) -> PageColumns | None:
     """The columns, if every page passes the quick checks; None to take the slow path.
-    Each check is one pass in C (`map`, `set`) over a field of all pages."""
+    Each check is one pass in C (`map`, `set`) over a field of all pages. Duplicate URLs are
+    the caller's to find (pages may come in batches); heading texts are `interned`."""
     if not set(map(type, pages)) <= {dict}:
         return None
     urls = _field(pages, "url")
     if not _all_of(urls, str) or not all(map(_PLAIN_URL.fullmatch, urls)):
-        return None
-    if len(set(urls)) != len(urls):
         return None
     titles = _field(pages, "title")
     if not _all_of(titles, str):
@@ -159,17 +250,17 @@ def _quick(pages: list[Any]) -> PageColumns | None:
     markdown = [u for u in optional["markdown_url"] if u is not None]
     if not all(map(_PLAIN_URL.fullmatch, markdown)):
         return None
-    outline = _outlines(pages)
-    if outline is None:
+    headings = _outlines(pages, interned)
+    if headings is None:
         return None
-    return PageColumns(urls, titles, sections, **optional, outline=outline)
+    return PageColumns(urls, titles, sections, **optional, headings=headings)
 
 
-def _outlines(pages: list[dict[str, Any]]) -> list[tuple[Heading, ...]] | None:
-    """Every page's outline, checked for all headings at once (None: take the slow path)."""
+def _outlines(pages: list[dict[str, Any]], interned: dict[str, str]) -> Headings | None:
+    """Every page's headings, checked all at once (None: take the slow path)."""
     raw = _field(pages, "outline")
     if raw.count(None) == len(raw):
-        return list(repeat((), len(raw)))
+        return Headings.empty()
     if not _all_of(raw, list, type(None)):
         return None
     counts = [len(r) if r else 0 for r in raw]
@@ -196,8 +287,14 @@ def _outlines(pages: list[dict[str, Any]]) -> list[tuple[Heading, ...]] | None:
         or max(map(len, given), default=0) > MAX_HEADING_LENGTH
     ):
         return None
-    headings = iter(list(map(Heading, levels, titles, anchors)))
-    return [tuple(itertools.islice(headings, n)) if n else () for n in counts]
+    page = array("l", itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
+    keep = interned.setdefault
+    return Headings(
+        page,
+        array("B", levels),
+        list(map(keep, titles, titles)),
+        [a if a is None else keep(a, a) for a in anchors],
+    )
 
 
 def _field(pages: list[dict[str, Any]], name: str) -> list[Any]:

@@ -275,7 +275,7 @@ def build(
     fields.append(_phrases(analysis, stems, stem_page, size))
     title_keys = _title_keys(analysis, stems, stem_page, size)
     del stems, stem_page
-    heading_page = np.array(headings.page, dtype=np.int64)
+    heading_page = np.frombuffer(headings.page, dtype=np.int_).astype(np.int64)
     fields.append(_headings_of_pages(each_heading, heading_page, size))
     rank = _term_ranks(analysis)
     arrays = _heading_terms(each_heading, rank, heading_page, size)

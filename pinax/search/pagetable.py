@@ -196,8 +196,7 @@ def _outline_arrays(pages: PageColumns) -> dict[str, np.ndarray]:
     """Every page's headings: where each page's start (`outline_start`, one more than pages),
     their levels, titles and anchors ("" where none is known: an anchor is never empty)."""
     headings = pages.headings
-    start = np.zeros(len(pages) + 1, dtype=np.int64)
-    np.cumsum(np.fromiter(map(len, pages.outline), np.int64, len(pages)), out=start[1:])
+    start = pages.outline_start
     # Which headings share their text with another of the same page: those are named
     # with their parents (`Usage > Caveats`).
     numbered: dict[str, int] = {}
@@ -206,11 +205,12 @@ def _outline_arrays(pages: PageColumns) -> dict[str, np.ndarray]:
         dtype=np.int64,
         count=len(headings.title),
     )
-    keys = np.array(headings.page, dtype=np.int64) * max(1, len(numbered)) + titles
+    page = np.frombuffer(headings.page, dtype=np.int_).astype(np.int64)
+    keys = page * max(1, len(numbered)) + titles
     _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
     arrays = {
         "outline_start": start,
-        "heading_level": np.array(headings.level, dtype=np.uint8),
+        "heading_level": np.frombuffer(headings.level, dtype=np.uint8).copy(),
         "heading_repeats": counts[inverse] > 1,
     }
     arrays.update(Strings.arrays(headings.title, "heading_title"))

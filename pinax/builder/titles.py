@@ -23,9 +23,14 @@ from .report import Reporter
 
 
 async def fetch_titles(
-    pages: list[Page], access: SiteAccess, options: BuildOptions, reporter: Reporter
+    pages: list[Page],
+    access: SiteAccess,
+    options: BuildOptions,
+    reporter: Reporter,
+    site_title: str | None = None,
 ) -> tuple[list[Page], str | None]:
-    """The pages with the titles they declare, and the site name those titles share."""
+    """The pages with the titles they declare, and the site name those titles share
+    (`site_title`, when the site's name is already known, is cut off wherever it ends one)."""
     if not pages:
         return pages, None
     access.delay = max(options.delay, await access.crawl_delay(pages[0].url))
@@ -53,7 +58,7 @@ async def fetch_titles(
             async with asyncio.TaskGroup() as group:
                 for _ in range(workers):
                     group.create_task(worker())
-    suffix = html.site_suffix(list(found.values()))
+    suffix = html.site_suffix(list(found.values()), site_title)
     titled = [
         replace(page, title=html.strip_suffix(found[i], suffix)) if i in found else page
         for i, page in enumerate(pages)

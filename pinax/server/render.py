@@ -76,7 +76,10 @@ def render_list_docs(data: Row) -> str:
         for d in docs
     ]
     head = f"{_plural(len(docs), 'documentation set')} (pass a name as `docs`):"
-    return _join(head, *lines, _extras(data, ("docs",)))
+    missing = [
+        f"- not loaded: {m['source']} ({m['reason']})" for m in data.get("unavailable") or ()
+    ]
+    return _join(head, *lines, *missing, _extras(data, ("docs", "unavailable")))
 
 
 def render_list_sections(data: Row) -> str:
@@ -125,8 +128,21 @@ def render_get_section_pages(data: Row) -> str:
 
 
 def render_get_page(data: Row) -> str:
-    first = {key: data.get(key) for key in ("title", "url")}
-    head = _extras(first | data, ("markdown", "outline", "next_cursor"))
+    """A short header (title, URL, source and age; the section asked for; staleness), then
+    the outline and the Markdown. A model reads the page: provenance, hashes and token counts
+    stay in the structured result."""
+    head = [f"title: {data.get('title') or data['url']}", f"url: {data['url']}"]
+    source = f"source: {data.get('source', '?')}"
+    if data.get("fetched_at"):
+        source += f", fetched {data['fetched_at']}"
+    if isinstance(data.get("age"), int | float):
+        source += f" ({_age(data['age'])} ago)"
+    if data.get("stale"):
+        source += f"; stale copy: {data.get('stale_reason') or 'the site did not answer'}"
+    head.append(source)
+    section = data.get("section")
+    if isinstance(section, dict) and section.get("heading"):
+        head.append(f"section: {section['heading']} (#{section.get('anchor', '')})")
     entries = data.get("outline") or ()
     outline = [_outline_line(entry) for entry in entries]
     if outline:
@@ -138,7 +154,14 @@ def render_get_page(data: Row) -> str:
         if data.get("next_cursor")
         else ""
     )
-    return f"{_join(head, *outline, more)}\n\n{data.get('markdown', '')}"
+    return f"{_join(*head, *outline, more)}\n\n{data.get('markdown', '')}"
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 def _outline_line(entry: Row) -> str:

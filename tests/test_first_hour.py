@@ -461,3 +461,13 @@ def test_llms_txt_and_sitemap_take_the_site_from_where_they_were_served(site: Si
     ]
     assert [b.exit_code for b in built] == [0, 0], [b.stderr for b in built]
     assert {json.loads(b.stdout)["url"] for b in built} == {site.url("/v2/")}
+
+
+def test_one_page_is_one_page(site: Site, tmp_path: Path, cache) -> None:
+    site.add("/sitemap.txt", Reply(body=site.url("/only/").encode(), headers=TEXT))
+    out = tmp_path / "one.json"
+    built = invoke("build", site.url("/sitemap.txt"), "-o", str(out))
+    assert built.exit_code == 0, built.stderr
+    assert f"wrote {out}: 1 page\n" in built.stderr and "1 pages" not in built.stderr
+    listed = invoke("search", "--docs", str(out), "--json", "only")
+    assert listed.exit_code == 0 and "1 pages" not in listed.stderr

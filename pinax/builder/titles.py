@@ -19,7 +19,7 @@ from . import html
 from .content import is_html
 from .model import BuildOptions
 from .net import SiteAccess
-from .report import Reporter
+from .report import Reporter, count_pages
 
 
 async def fetch_titles(
@@ -68,7 +68,8 @@ async def fetch_titles(
         detail = ", ".join(f"{n} {what}" for what, n in sorted(problems.items()))
         hint = f" (first failure: {first_failure[0]})" if first_failure else ""
         reporter.warn(
-            f"{sum(problems.values())} pages keep a title made from their URL: {detail}{hint}"
+            f"{count_pages(sum(problems.values()))} keep a title made from their URL: "
+            f"{detail}{hint}"
         )
     return titled, suffix
 

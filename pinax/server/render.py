@@ -53,7 +53,7 @@ def _join(*blocks: str) -> str:
     return "\n".join(block for block in blocks if block)
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
@@ -71,11 +71,11 @@ def _page_line(row: Row) -> str:
 def render_list_docs(data: Row) -> str:
     docs = data["docs"]
     lines = [
-        f"- {d['name']}: {d['title']}, {d['url']} ({_plural(d['pages'], 'page')})"
+        f"- {d['name']}: {d['title']}, {d['url']} ({plural(d['pages'], 'page')})"
         f"{_row_extras(d, ('name', 'title', 'url', 'pages'))}"
         for d in docs
     ]
-    head = f"{_plural(len(docs), 'documentation set')} (pass a name as `docs`):"
+    head = f"{plural(len(docs), 'documentation set')} (pass a name as `docs`):"
     missing = [
         f"- not loaded: {m['source']} ({m['reason']})" for m in data.get("unavailable") or ()
     ]
@@ -85,10 +85,10 @@ def render_list_docs(data: Row) -> str:
 def render_list_sections(data: Row) -> str:
     sections = data["sections"]
     where = f" of {data['docs']}" if data.get("docs") else ""
-    head = f"{_plural(len(sections), 'section')}{where}, largest first:"
+    head = f"{plural(len(sections), 'section')}{where}, largest first:"
     lines = [
         f"- {s['section']}{_tag(s)}: "
-        f"{_plural(s['pages'], 'page')}{_row_extras(s, ('section', 'pages', 'docs'))}"
+        f"{plural(s['pages'], 'page')}{_row_extras(s, ('section', 'pages', 'docs'))}"
         for s in sections
     ]
     return _join(head, *lines, _extras(data, ("docs", "sections")))
@@ -97,7 +97,7 @@ def render_list_sections(data: Row) -> str:
 def render_search_pages(data: Row) -> str:
     results = data["results"]
     corrected = f" (searched for: {data['did_you_mean']})" if data.get("did_you_mean") else ""
-    head = f"{_plural(len(results), 'result')} for {data['query']!r}{corrected}"
+    head = f"{plural(len(results), 'result')} for {data['query']!r}{corrected}"
     lines = []
     for n, row in enumerate(results, 1):
         extra = _row_extras(row, ("url", "title", "section", "score", "docs"))
@@ -114,7 +114,7 @@ def render_search_pages(data: Row) -> str:
 def render_get_section_pages(data: Row) -> str:
     pages = data["pages"]
     where = f" in {data['docs']}" if data.get("docs") else ""
-    head = f"Section {data['section']}{where}: {_plural(data['total'], 'page')}"
+    head = f"Section {data['section']}{where}: {plural(data['total'], 'page')}"
     if len(pages) < data["total"]:
         head += f", {len(pages)} shown"
     lines = [_page_line(row) for row in pages]

@@ -222,7 +222,7 @@ def test_shared_options_have_one_meaning() -> None:
     for name in ("serve", "search", "page", "build"):
         assert option_help(table[name], "--allow-private"), name
         assert option_help(table[name], "--log-level"), name
-    for name in ("serve", "search", "page", "build"):
+    for name in ("serve", "search", "page", "build", "doctor", "config"):
         assert option_help(table[name], "--url"), name
 
 
@@ -283,7 +283,7 @@ def test_readme_option_tables_match_the_commands() -> None:
     "words",
     [
         *([], ["serve"], ["search"], ["page"], ["build"], ["extract"]),
-        *(["cache"], ["cache", "stats"], ["cache", "clear"]),
+        *(["cache"], ["cache", "stats"], ["cache", "clear"], ["doctor"], ["config"]),
     ],
 )
 def test_help_shows_flags_as_flags_and_h_works(words: list[str]) -> None:

@@ -13,15 +13,13 @@ import typer
 
 from pinax.errors import FetchFailed, InvalidArgs, PinaxError
 
-DocsOption = Annotated[
-    list[str],
-    typer.Option(
-        "--docs",
-        "-d",
-        help="A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / "
-        "sitemap / objects.inv to build one from (cached). Repeat for several docs sets.",
-        show_default=False,
-    ),
+DOCS_HELP = (
+    "A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / sitemap / "
+    "objects.inv to build one from (cached). Repeat for several docs sets."
+)
+DocsOption = Annotated[list[str], typer.Option("--docs", "-d", help=DOCS_HELP, show_default=False)]
+OptionalDocsOption = Annotated[
+    list[str] | None, typer.Option("--docs", "-d", help=DOCS_HELP, show_default=False)
 ]
 CacheDirOption = Annotated[
     Path | None,

@@ -56,6 +56,17 @@ def closest_name(name: str, names: Iterable[str]) -> str | None:
     return best
 
 
+def index_state(manifest: Path, index_dir: Path) -> str:
+    """Whether `Library.load(..., index_dir)` would map this manifest's index as it is
+    ("fresh"), re-index a changed manifest ("stale"), or index it the first time ("missing").
+    Looks only: builds nothing."""
+    indexes = index_cache(Path(index_dir))
+    known = indexes.known_hash(manifest)
+    if known and indexes.index_path(known).exists():
+        return "fresh"
+    return "stale" if indexes.recorded_hash(manifest) else "missing"
+
+
 class SearchHit(NamedTuple):
     docs: str
     url: str

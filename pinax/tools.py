@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
-from pinax.library import Docs, Library, did_you_mean
+from pinax.library import Docs, Library, did_you_mean, index_state
 from pinax.manifest import Page
 from pinax.pages import (
     DEFAULT_MAX_TOKENS,
@@ -44,6 +44,7 @@ MAX_SECTION_LIMIT = 1000
 MAX_URL_LENGTH = 4096
 MAX_HEADING_LENGTH = 500
 MAX_CURSOR_LENGTH = 200
+INDEX_FOLDER = "indexes"  # the on-disk search indexes, inside the cache folder
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -96,7 +97,7 @@ class Tools:
         allowance. `unavailable` lists requested docs that could not be loaded.
         """
         folder = cache_dir or default_cache_dir()
-        library = Library.load(manifests, index_dir=folder / "indexes")
+        library = Library.load(manifests, index_dir=folder / INDEX_FOLDER)
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
@@ -290,6 +291,12 @@ def _same_origin(a: str, b: str) -> bool:
         return origin_of(a) == origin_of(b)
     except ValueError:  # not a URL: nothing in common
         return False
+
+
+def index_freshness(manifest: Path, cache_dir: Path | None = None) -> str:
+    """The state of a manifest's on-disk search index in the cache folder `Tools.open` uses:
+    "fresh", "stale" (the manifest changed) or "missing". For `pinax doctor`; builds nothing."""
+    return index_state(manifest, (cache_dir or default_cache_dir()) / INDEX_FOLDER)
 
 
 def _page_row(page: Page) -> dict[str, Any]:

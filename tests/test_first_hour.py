@@ -263,17 +263,19 @@ def test_readme_commands_use_options_their_command_has() -> None:
                 assert word.split("=")[0] in known, (words, word)
 
 
-def test_readme_option_tables_match_the_commands() -> None:
-    """The 'Common options of `pinax serve` and `pinax page`' table: each on both."""
+def test_readme_option_table_matches_the_commands() -> None:
+    """The README's table of common options: each option on exactly the commands it lists."""
     text = readme()
-    start = text.index("Common options of `pinax serve` and `pinax page`")
+    start = text.index("Common options (each means the same on every command that takes it)")
     table = text[start : text.index("\n\n", text.index("| option", start))]
-    options = [row.split("`")[1].split()[0] for row in table.splitlines() if row.startswith("| `")]
-    assert "--log-level" in options and len(options) >= 4
-    for name in ("serve", "page"):
-        command = commands()[name]
-        for option in options:
-            assert option_help(command, option), (name, option)
+    rows = [row.split("|")[1:3] for row in table.splitlines() if row.startswith("| `")]
+    assert len(rows) == 7
+    found = commands()
+    for option_cell, on in rows:
+        option = option_cell.split("`")[1].split()[0]
+        listed = {name.strip() for name in on.split(",")}
+        having = {name for name, command in found.items() if option_help(command, option)}
+        assert having == listed, (option, having ^ listed)
 
 
 # Friction: flags are flags, -h is --help ---------------------------------------------------
@@ -471,3 +473,19 @@ def test_one_page_is_one_page(site: Site, tmp_path: Path, cache) -> None:
     assert f"wrote {out}: 1 page\n" in built.stderr and "1 pages" not in built.stderr
     listed = invoke("search", "--docs", str(out), "--json", "only")
     assert listed.exit_code == 0 and "1 pages" not in listed.stderr
+
+
+def test_readme_lines_that_run_offline_do_run(monkeypatch: pytest.MonkeyPatch, cache) -> None:
+    """The README's `pinax config` and `pinax cache` lines, word for word, from the checkout."""
+    monkeypatch.chdir(ROOT)
+    ran = 0
+    for words in readme_commands():
+        if words[0] not in ("config", "cache"):
+            continue
+        done = invoke(*words)
+        assert done.exit_code == 0, (words, done.output)
+        if words[0] == "config" and words[1] != "claude-code":
+            entry = json.loads(done.stdout)["mcpServers"]["pinax"]
+            assert entry["args"][-2:] == ["--docs", str(ROOT / "manifests")]
+        ran += 1
+    assert ran >= 2

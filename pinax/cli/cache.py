@@ -19,7 +19,7 @@ cache_app = typer.Typer(
     no_args_is_help=True,
 )
 
-INDEXES = "indexes"  # where tools.py keeps the on-disk search indexes
+INDEXES = "indexes"  # where tools.py keeps the on-disk search indexes (INDEX_FOLDER)
 BUILT = "manifests"  # where --docs URL builds go (builder/docs.py)
 
 

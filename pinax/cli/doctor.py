@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
-from pinax.cli.cache import INDEXES, cache_folder, cache_report, human_bytes
+from pinax.cli.cache import cache_folder, cache_report, human_bytes
 from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
@@ -92,22 +92,11 @@ def check_cache(folder: Path, findings: Findings) -> dict[str, Any]:
     return entry
 
 
-def index_state(manifest: Path, folder: Path) -> str:
-    """fresh: the search index of this manifest's current content is on disk; stale: one of
-    an older content is (the next start re-indexes); missing: none yet."""
-    from pinax.search import index_cache
-
-    indexes = index_cache(folder / INDEXES)
-    known = indexes.known_hash(manifest)
-    if known and indexes.index_path(known).exists():
-        return "fresh"
-    return "stale" if indexes.recorded_hash(manifest) else "missing"
-
-
 def check_manifest(path: Path, folder: Path, findings: Findings) -> dict[str, Any] | None:
     from pinax import manifest as manifest_io
+    from pinax.tools import index_freshness
 
-    entry: dict[str, Any] = {"file": str(path), "index": index_state(path, folder)}
+    entry: dict[str, Any] = {"file": str(path), "index": index_freshness(path, folder)}
     try:
         loaded = manifest_io.load(path)
     except PinaxError as exc:

@@ -24,7 +24,7 @@ from typer.testing import CliRunner
 from pinax.builder.html import site_suffix
 from pinax.cli import app
 from tests.http_site import Reply, Site
-from tests.serving import ROOT, stdio_params
+from tests.serving import ROOT, served_http, stdio_params
 
 runner = CliRunner()
 HTML = {"Content-Type": "text/html; charset=utf-8"}
@@ -405,6 +405,26 @@ def test_an_empty_docs_folder_is_said(tmp_path: Path, cache) -> None:
     assert done.exit_code == 2
     assert f"pinax: warning: --docs {empty}: the folder holds no manifests" in done.stderr
     assert "no manifests loaded" in done.stderr
+
+
+def test_serving_over_http_names_what_it_serves(tmp_path: Path) -> None:
+    manifest = write_manifest(tmp_path, "alpha", "https://a.example", ("/a/", "/b/"))
+    with served_http("--docs", str(manifest), "--cache-dir", str(tmp_path / "c")) as served:
+        assert served.url, served.log_text()
+        log = served.log_text()
+    assert "pinax: pinax 0.1.0 serving 1 documentation set: alpha (2 pages)\n" in log
+
+
+def test_serving_an_empty_folder_warns_and_says_so(tmp_path: Path) -> None:
+    empty = tmp_path / "manifests"
+    empty.mkdir()
+    args = ("--docs", str(empty), "--cache-dir", str(tmp_path / "cache"))
+    with stdio_server(*args, env=dict(os.environ)) as (_, lines):
+        line = wait_for(lines, "waiting for a client")
+    assert line.startswith("pinax: pinax 0.1.0 serving 0 documentation sets; MCP over stdio")
+    text = "\n".join(lines)
+    assert f"pinax: warning: --docs {empty}: the folder holds no manifests" in text
+    assert "pinax: warning: no documentation sets loaded" in text
 
 
 @pytest.mark.anyio

@@ -103,9 +103,11 @@ def serve(
 
         from pinax.server import serve_stdio
 
-        typer.echo(f"pinax: {start_line(getattr(tools, 'tools', tools))}", err=True)
+        line = start_line(getattr(tools, "tools", tools))
+        typer.echo(f"pinax: {line}; MCP over stdio, waiting for a client", err=True)
         anyio.run(serve_stdio, server)
         return
+    typer.echo(f"pinax: {start_line(getattr(tools, 'tools', tools))}", err=True)
     serve_http(server, settings, log_level)
 
 
@@ -127,4 +129,4 @@ def start_line(tools: Any) -> str:
         warn("no documentation sets loaded: the server has nothing to search")
     listed = ", ".join(f"{d['name']} ({plural(d['pages'], 'page')})" for d in docs)
     what = plural(len(docs), "documentation set") + (f": {listed}" if listed else "")
-    return f"pinax {__version__} serving {what}; MCP over stdio, waiting for a client"
+    return f"pinax {__version__} serving {what}"

@@ -150,6 +150,15 @@ def test_serve_builds_with_allow_private_and_says_it_is_alive(site: Site, tmp_pa
     assert process.returncode == 0, lines
 
 
+def test_a_bad_network_is_said_on_every_command(tmp_path: Path, cache) -> None:
+    manifest = write_manifest(tmp_path, "alpha", "https://a.example", ("/a/",))
+    for command in ("search", "doctor"):
+        args = [command, "--docs", str(manifest), "--allow-private", "nonsense"]
+        done = invoke(*args, *(["a"] if command == "search" else []))
+        said = done.stderr if command == "search" else done.stdout
+        assert done.exit_code in (1, 2) and "'nonsense' is not a network in CIDR form" in said
+
+
 # Wrong 2: the advice for a local objects.inv (--url) works on search and serve -----------
 
 

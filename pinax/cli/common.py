@@ -119,7 +119,9 @@ def resolve_sources(
     still serve. A missing path or an empty folder is said at once."""
     from pinax.builder import resolve_docs
     from pinax.manifest import manifest_files
+    from pinax.pages import AddressPolicy
 
+    AddressPolicy.from_env(allow_private or ())  # a bad network is said on every command
     found = DocsSources()
     for arg in docs:
         if "://" not in arg and not Path(arg).expanduser().exists():

@@ -17,14 +17,19 @@ DOCS_HELP = (
     "A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / sitemap / "
     "objects.inv to build one from (cached). Repeat for several docs sets."
 )
-DocsOption = Annotated[list[str], typer.Option("--docs", "-d", help=DOCS_HELP, show_default=False)]
+DocsOption = Annotated[
+    list[str],
+    typer.Option("--docs", "-d", metavar="SOURCE", help=DOCS_HELP, show_default=False),
+]
 OptionalDocsOption = Annotated[
-    list[str] | None, typer.Option("--docs", "-d", help=DOCS_HELP, show_default=False)
+    list[str] | None,
+    typer.Option("--docs", "-d", metavar="SOURCE", help=DOCS_HELP, show_default=False),
 ]
 CacheDirOption = Annotated[
     Path | None,
     typer.Option(
         "--cache-dir",
+        metavar="DIR",
         help="Cache folder: fetched pages, search indexes, manifests built on the fly "
         "[default: $PINAX_CACHE_DIR or the user cache folder]",
         show_default=False,
@@ -34,6 +39,7 @@ TtlOption = Annotated[
     list[str] | None,
     typer.Option(
         "--ttl",
+        metavar="[NAME=]SECONDS",
         help="Seconds a cached page stays fresh (default: the manifest's ttl, else 86400); "
         "NAME=SECONDS sets it for one manifest. Repeatable.",
         show_default=False,

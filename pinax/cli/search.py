@@ -27,15 +27,21 @@ def search(
     docs: DocsOption,
     query: Annotated[
         str | None,
-        typer.Argument(help="Words to search for. Omit to read one query per line from stdin."),
+        typer.Argument(
+            metavar="QUERY",
+            help="Words to search for. Omit to read one query per line from stdin.",
+        ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Maximum results.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", help="Maximum results.")] = 10,
     within: Annotated[
-        str | None, typer.Option("--in", help="Search only this manifest (by name).")
+        str | None,
+        typer.Option("--in", metavar="NAME", help="Search only this manifest (by name)."),
     ] = None,
     threshold: Annotated[
         float | None,
-        typer.Option("--threshold", help="Leave out results scoring below this (0..1)."),
+        typer.Option(
+            "--threshold", metavar="SCORE", help="Leave out results scoring below this (0..1)."
+        ),
     ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Show how each result matched (terms, fields).")

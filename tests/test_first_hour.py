@@ -442,8 +442,10 @@ async def test_an_unreachable_site_leaves_the_rest_served(tmp_path: Path) -> Non
     gone = f"http://127.0.0.1:{closed_port()}/"
     args = ("--docs", str(manifest), "--docs", gone, "--cache-dir", str(tmp_path / "cache"))
     async with Client(stdio_params(*args)) as client:
-        listed = (await client.call_tool("list_docs", {})).structured_content
+        result = await client.call_tool("list_docs", {})
+    listed = result.structured_content
     assert [d["name"] for d in listed["docs"]] == ["alpha"]
+    assert f"- not loaded: {gone} (cannot reach the site" in result.content[0].text
     [missing] = listed["unavailable"]
     assert missing["source"] == gone and "cannot reach the site" in missing["reason"]
 

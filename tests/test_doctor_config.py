@@ -8,6 +8,8 @@ import json
 import os
 import shlex
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -205,3 +207,22 @@ def test_config_refuses_what_it_cannot_write() -> None:
     bad_url = invoke("config", "cursor", "--http-url", "localhost:8765")
     assert bad_url.exit_code == 2
     assert "--http-url 'localhost:8765' is not a URL" in bad_url.stderr
+
+
+def test_config_names_the_console_script_that_runs_it(tmp_path: Path) -> None:
+    """Started as the `pinax` console script, config names that script's absolute path."""
+    script = Path(sys.executable).parent / "pinax"
+    if not script.is_file():
+        pytest.skip(f"no pinax console script beside {sys.executable}")
+    done = subprocess.run(
+        [str(script), "config", "cursor"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    entry = json.loads(done.stdout)["mcpServers"]["pinax"]
+    assert entry == {"command": str(script.resolve()), "args": ["serve"]}
+    assert "no --docs given" in done.stderr

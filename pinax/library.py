@@ -61,6 +61,36 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f" (did you mean {match[0]!r}?)" if match else ""
 
 
+def closest_name(name: str, names: Iterable[str]) -> str | None:
+    """The loaded name `name` was probably meant as: a near spelling ('raect' -> 'react') or
+    one starting the other ('react-docs' -> 'react'). WRatio's partial matching would offer
+    'kubernetes' for 'vue' (the 'ue'); a wrong name is worse than none."""
+    from rapidfuzz import fuzz
+
+    wanted = name.lower()
+    best, best_score = None, 0.0
+    for choice in names:
+        lowered = choice.lower()
+        score = fuzz.ratio(wanted, lowered)
+        prefix = lowered.startswith(wanted) or wanted.startswith(lowered)
+        if prefix and min(len(wanted), len(lowered)) >= 3:
+            score = max(score, 75.0)
+        if score >= 70.0 and score > best_score:
+            best, best_score = choice, score
+    return best
+
+
+def index_state(manifest: Path, index_dir: Path) -> str:
+    """Whether `Library.load(..., index_dir)` would map this manifest's index as it is
+    ("fresh"), re-index a changed manifest ("stale"), or index it the first time ("missing").
+    Looks only: builds nothing."""
+    indexes = index_cache(Path(index_dir))
+    known = indexes.known_hash(manifest)
+    if known and indexes.index_path(known).exists():
+        return "fresh"
+    return "stale" if indexes.recorded_hash(manifest) else "missing"
+
+
 class SearchHit(NamedTuple):
     docs: str
     url: str
@@ -124,7 +154,8 @@ class Library:
         if docs is None:
             if not self._docs:
                 raise NotFound(f"no manifest named {name!r}: no manifests are loaded")
-            hint = did_you_mean(name, self._docs) or f"; loaded: {', '.join(self._docs)}"
+            match = closest_name(name, self._docs)
+            hint = f" (did you mean {match!r}?)" if match else f"; loaded: {', '.join(self._docs)}"
             raise NotFound(f"no manifest named {name!r}{hint}")
         return docs
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
-from pinax.library import Docs, Library, did_you_mean
+from pinax.library import Docs, Library, did_you_mean, index_state
 from pinax.manifest import Page
 from pinax.pages import (
     DEFAULT_MAX_TOKENS,
@@ -43,6 +43,7 @@ MAX_SECTION_LIMIT = 1000
 MAX_URL_LENGTH = 4096
 MAX_HEADING_LENGTH = 500
 MAX_CURSOR_LENGTH = 200
+INDEX_FOLDER = "indexes"  # the on-disk search indexes, inside the cache folder
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -56,11 +57,15 @@ class Tools:
         reader: PageReader | None = None,
         ttls: Mapping[str, float] | None = None,
         make_reader: Callable[[], PageReader] | None = None,
+        unavailable: Sequence[Mapping[str, str]] = (),
     ) -> None:
         self.library = library
         self._reader = reader
         self._make_reader = make_reader
         self.ttls = dict(ttls or {})
+        # Docs the operator asked for that could not be loaded ({"source", "reason"}): the
+        # server runs with the rest, and list_docs says what is missing.
+        self.unavailable = [dict(item) for item in unavailable]
 
     @property
     def reader(self) -> PageReader | None:
@@ -79,6 +84,7 @@ class Tools:
         ttls: Mapping[str, float] | None = None,
         allow_private: Iterable[str] = (),
         read_pages: bool = True,
+        unavailable: Sequence[Mapping[str, str]] = (),
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -87,14 +93,14 @@ class Tools:
         A page stays fresh for `ttls[name]` of its manifest, else the manifest's own `ttl`,
         else `ttl` (default one day). get_page connects only to public addresses, plus the
         networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
-        allowance.
+        allowance. `unavailable` lists requested docs that could not be loaded.
         """
         folder = cache_dir or default_cache_dir()
-        library = Library.load(manifests, index_dir=folder / "indexes")
+        library = Library.load(manifests, index_dir=folder / INDEX_FOLDER)
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
-            return cls(library, None, ttls)
+            return cls(library, None, ttls, unavailable=unavailable)
         addresses = AddressPolicy.from_env(allow_private)  # a bad network stops start-up
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
 
@@ -104,10 +110,13 @@ class Tools:
             policy = UrlPolicy(site_origins(library.site_roots()), addresses)
             return PageReader(policy, cache)
 
-        return cls(library, None, ttls, make_reader)
+        return cls(library, None, ttls, make_reader, unavailable)
 
     def list_docs(self) -> dict[str, Any]:
-        return {"docs": self.library.describe()}
+        answer: dict[str, Any] = {"docs": self.library.describe()}
+        if self.unavailable:
+            answer["unavailable"] = [dict(item) for item in self.unavailable]
+        return answer
 
     def list_sections(self, docs: Any = None) -> dict[str, Any]:
         name = _docs_name(docs)
@@ -235,15 +244,18 @@ class Tools:
                 raise NotFound(f"no page at {text}{hint}") from exc
             raise
         except InvalidArgs as exc:
-            similar = self.library.similar_urls(text)
+            # Only URLs on another origin can help: this one's were refused with it (an
+            # address not allowed) or are not loaded at all (an origin not allowed).
+            similar = [u for u in self.library.similar_urls(text) if not _same_origin(u, text)]
             if similar:
                 exc.message += f" (did you mean {', '.join(similar)}?)"
             raise
         if fragment and heading is None and position is None:
             try:
                 return window(page, budget, unquote(fragment))
-            except SectionNotFound:
-                pass  # an anchor that is not a heading (an API entry, say): the whole page
+            except SectionNotFound as exc:
+                # Not a heading: say so rather than answer with the whole page as if asked.
+                raise NotFound(_no_anchor(page["url"], unquote(fragment), exc)) from None
         try:
             return window(page, budget, heading, position)
         except SectionNotFound as exc:
@@ -262,6 +274,32 @@ class Tools:
         if docs is None:
             return None
         return self.ttls.get(docs.name, docs.ttl)
+
+
+def _no_anchor(url: str, anchor: str, missing: SectionNotFound, shown: int = 30) -> str:
+    """The message for a `#anchor` that is no heading of the page: its headings, to choose."""
+    headings = [f"{title} (#{slug})" for title, slug in missing.headings]
+    if not headings:
+        return f"no heading #{anchor} on {url} (it has none); read it without #{anchor}"
+    more = f", and {len(headings) - shown} more" if len(headings) > shown else ""
+    hint = did_you_mean(anchor, missing.choices)
+    return (
+        f"no heading #{anchor} on {url}{hint}; its headings: {'; '.join(headings[:shown])}"
+        f"{more}. Pass one as section, or read the page without #{anchor}"
+    )
+
+
+def _same_origin(a: str, b: str) -> bool:
+    try:
+        return origin_of(a) == origin_of(b)
+    except ValueError:  # not a URL: nothing in common
+        return False
+
+
+def index_freshness(manifest: Path, cache_dir: Path | None = None) -> str:
+    """The state of a manifest's on-disk search index in the cache folder `Tools.open` uses:
+    "fresh", "stale" (the manifest changed) or "missing". For `pinax doctor`; builds nothing."""
+    return index_state(manifest, (cache_dir or default_cache_dir()) / INDEX_FOLDER)
 
 
 def _page_row(page: Page) -> dict[str, Any]:

@@ -77,7 +77,8 @@ def test_search_builds_a_site_on_the_fly_and_caches_it(site, tmp_path, monkeypat
     assert results[0]["url"] == site.url("/api-guide/authentication/")
     assert "building a manifest of" in first.stderr
     [cached] = (tmp_path / "manifests").iterdir()
-    assert cached.name.startswith("127-") and cached.suffix == ".json"
+    port = url.split(":")[2].split("/")[0]
+    assert cached.name.startswith(f"127.0.0.1-{port}-") and cached.suffix == ".json"
 
     requests = len(site.requests)
     again = runner.invoke(app, ["search", "--docs", url, "--json", "authentication"])

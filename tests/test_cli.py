@@ -65,21 +65,24 @@ def test_search_explains_and_cuts_at_a_threshold(tmp_path: Path) -> None:
 
 
 def test_batch_queries_from_stdin_in_order() -> None:
-    queries = ["useEffect", "", "  state management ", "x" * 600, "lazy loading"]
+    """Every input line gets its answer line, blank ones included, so answer n is query n's."""
+    queries = ["useEffect", "", "  state management ", "x" * 600, "   ", "lazy loading"]
     done = pinax(
         "search", "--docs", manifest("react"), "--in", "react", stdin="\n".join(queries) + "\n"
     )
     assert done.returncode == 0, done.stderr
     rows = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [r["query"] for r in rows] == [
-        "useEffect",
-        "state management",
-        "x" * 600,
-        "lazy loading",
-    ]
+    assert [r["query"] for r in rows] == [q.strip() for q in queries]
     assert rows[0]["results"][0]["url"] == "https://react.dev/reference/react/useEffect"
-    assert rows[2]["error"]["code"] == "invalid_args"
-    assert all("results" in r for i, r in enumerate(rows) if i != 2)
+    assert [r.get("error", {}).get("code") for r in rows] == [
+        None,
+        "invalid_args",
+        None,
+        "invalid_args",
+        "invalid_args",
+        None,
+    ]
+    assert rows[1]["error"]["message"] == "query must not be empty"
 
 
 def test_bad_manifest_stops_with_one_line_and_exit_2(tmp_path: Path) -> None:

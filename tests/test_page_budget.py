@@ -256,10 +256,12 @@ def test_anchors_the_page_markdown_sets_are_used(tmp_path: Path, site: Site) -> 
     ).items()
     section = read(tools, url, section="lightdark-color-feature", max_tokens=20000)
     assert section["markdown"].startswith("### Light/dark color theme and mode support")
-    # A link to a heading reads that section; an anchor that is no heading, the page.
+    # A link to a heading reads that section; an anchor that is no heading is said, with the
+    # page's headings to choose from (issue 20), not answered with the whole page.
     linked = read(tools, url + "#lightdark-color-feature", max_tokens=20000)
     assert linked["markdown"] == section["markdown"] and linked["url"] == url
-    assert "section" not in read(tools, url + "#no-such-heading")
+    with pytest.raises(NotFound, match=r"no heading #no-such-heading on .*; its headings: "):
+        read(tools, url + "#no-such-heading")
     assert site.hits(meta["url_path"]) == 1
 
 

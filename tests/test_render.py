@@ -49,11 +49,42 @@ def test_page_rendering_puts_metadata_above_the_markdown() -> None:
         "markdown": "# A\n\nText.",
     }
     assert render("get_page", page) == (
-        "title: A\nurl: https://x.dev/a\nsource: html\ncached: false\ntruncated: true\n"
+        "title: A\nurl: https://x.dev/a\nsource: html\n"
         "Outline (pass a heading or #anchor as `section` to read it):\n"
         "- A (#a, ~900 tokens)\n  - Usage (#usage, ~400 tokens)\n"
         "More text follows: call again with cursor=abc\n\n# A\n\nText."
     )
+
+
+def test_page_header_is_short_and_says_source_age_and_staleness() -> None:
+    """A model reads the page: four short lines at most above it, the rest structured."""
+    page = {
+        "url": "https://x.dev/a",
+        "requested_url": "https://x.dev/a/",
+        "title": "A",
+        "source": "negotiated",
+        "source_url": "https://x.dev/a",
+        "fetched_at": "2026-11-21T22:01:05+00:00",
+        "content_hash": "sha256:" + "0" * 64,
+        "cached": True,
+        "cache": "stale",
+        "stale": True,
+        "age": 7200.0,
+        "stale_reason": "the site answered 503",
+        "total_tokens": 12,
+        "truncated": False,
+        "section": {"heading": "Usage", "anchor": "usage"},
+        "markdown": "## Usage\n\nText.",
+    }
+    header, _, body = render("get_page", page).partition("\n\n")
+    assert header.splitlines() == [
+        "title: A",
+        "url: https://x.dev/a",
+        "source: negotiated, fetched 2026-11-21T22:01:05+00:00 (2 h ago); stale copy: the site "
+        "answered 503",
+        "section: Usage (#usage)",
+    ]
+    assert body == "## Usage\n\nText."
 
 
 def test_listings() -> None:

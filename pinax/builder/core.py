@@ -55,7 +55,8 @@ async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manif
     if options.titles == "fetch" and found.titled:
         reporter.note(f"titles come from the {found.kind}; nothing to fetch for them")
     elif options.titles == "fetch":
-        pages, site_title = await fetch_titles(pages, access, options, reporter)
+        known = options.title or found.title
+        pages, site_title = await fetch_titles(pages, access, options, reporter, known)
     name = options.name or default_name(base)
     if not NAME_PATTERN.match(name):
         raise InvalidArgs(f"--name {name!r} is not a valid name (letters, digits, '.', '_', '-')")
@@ -81,14 +82,15 @@ async def _from_url(
             max_pages = options.max_pages or options.limits.crawl_max_pages
             return await discover(base, access, options, reporter, max_pages), base, access
         if kind == "sitemap":
-            return await sitemap_source.read(source, access, options, reporter), base, access
-        response = await access.get(source)
-        if not options.site_url:
-            base = site_base(response.url)
-        found = await _read_published(
-            kind, response.url, response.body, base, access, options, reporter
-        )
-        return found, base, access
+            found = await sitemap_source.read(source, access, options, reporter)
+        else:
+            response = await access.get(source)
+            found = await _read_published(
+                kind, response.url, response.body, base, access, options, reporter
+            )
+    if not options.site_url:  # every published file: the site is where it was served from
+        base = site_base(found.location)
+    return found, base, access
 
 
 async def _from_file(

@@ -20,7 +20,7 @@ from . import html
 from .content import is_html
 from .model import BuildOptions, Found
 from .net import ROBOTS_AGENT, SiteAccess
-from .report import Reporter
+from .report import Reporter, count_pages
 from .urls import clean, in_prefix, readable_title
 
 _NOT_PAGES = re.compile(
@@ -116,7 +116,7 @@ async def crawl(
         )
         for url, title in sorted(titles.items())
     ]
-    reporter.note(f"crawled {len(seen)} URLs under {base}: {len(pages)} pages")
+    reporter.note(f"crawled {len(seen)} URLs under {base}: {count_pages(len(pages))}")
     if cut or len(titles) >= max_pages:
         reporter.warn(f"the crawl stopped at {max_pages} pages (--max-pages); there may be more")
     if failures:

@@ -16,7 +16,7 @@ from pinax.errors import FetchFailed, InvalidArgs
 from . import crawl, llms_source, sitemap_source
 from .model import BuildOptions, Found
 from .net import SiteAccess
-from .report import Reporter
+from .report import Reporter, count_pages
 from .select import Patterns, under_prefix
 from .urls import host_root, site_base
 
@@ -87,7 +87,7 @@ def _under(found: Found | None, base: str, reporter: Reporter) -> Found | None:
     if not pages:
         return None
     found.pages = pages
-    reporter.note(f"using {found.kind} at {found.location}: {len(pages)} pages")
+    reporter.note(f"using {found.kind} at {found.location}: {count_pages(len(pages))}")
     return found
 
 

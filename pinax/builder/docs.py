@@ -5,6 +5,11 @@ titles from URLs, no crawl beyond 1,000 pages) into the cache folder,
 `<cache>/manifests/<name>-<hash of the source>.json`, and reused while fresh: a URL's
 manifest for 7 days, a local file's until the file changes. When a rebuild fails, a stale
 copy is used with a warning rather than no docs at all.
+
+The command's own options reach that build, so they mean there what they mean to
+`pinax build`: `--allow-private` (a site on an intranet) and `--url` (the site a local
+llms.txt, sitemap or objects.inv describes; a local file only, as one URL cannot be the site
+of several URLs).
 """
 
 from __future__ import annotations
@@ -27,12 +32,16 @@ def resolve_docs(
     cache_dir: Path | None = None,
     reporter: Reporter | None = None,
     max_age: float = MANIFEST_MAX_AGE,
+    allow_private: tuple[str, ...] = (),
+    site_url: str | None = None,
 ) -> Path:
-    """The manifest file for a `--docs` argument, built (or rebuilt) when it is not one."""
+    """The manifest file for a `--docs` argument, built (or rebuilt) when it is not one:
+    with the networks `allow_private` may reach and, for a local file, its `site_url`."""
     text = str(arg)
     if is_url(text):
         source_time = None
         label = default_name(text)
+        site_url = None
     else:
         path = Path(text).expanduser()
         if not path.is_file() or _is_manifest(path):
@@ -40,12 +49,12 @@ def resolve_docs(
         text = str(path.resolve())
         source_time = path.stat().st_mtime
         label = path.stem
-    target = _cache_file(cache_dir, text, label)
+    target = _cache_file(cache_dir, text if site_url is None else f"{text} {site_url}", label)
     if target.is_file() and _fresh(target, source_time, max_age):
         return target
     reporter = reporter or _console()
     try:
-        _build_into(text, target, reporter)
+        _build_into(text, target, reporter, allow_private, site_url)
     except PinaxError as exc:
         if not target.is_file():
             raise
@@ -57,17 +66,25 @@ def resolve_docs(
     return target
 
 
-def _build_into(source: str, target: Path, reporter: Reporter) -> None:
+def _build_into(
+    source: str,
+    target: Path,
+    reporter: Reporter,
+    allow_private: tuple[str, ...],
+    site_url: str | None,
+) -> None:
     import asyncio
 
     from pinax.manifest import dump
 
     from .core import build
-    from .model import BuildOptions
+    from .model import BuildOptions  # the HTTP stack: only when a build runs
     from .output import write_atomic
 
+    options = BuildOptions(site_url=site_url, allow_private=tuple(allow_private))
+
     reporter.note(f"building a manifest of {source} (cached in {target.parent})")
-    manifest = asyncio.run(build(source, BuildOptions(), reporter))
+    manifest = asyncio.run(build(source, options, reporter))
     write_atomic(target, dump(manifest))
 
 

@@ -68,17 +68,28 @@ def links(tree: LexborHTMLParser, page_url: str) -> Iterator[str]:
             continue
 
 
-def site_suffix(titles: list[str]) -> str | None:
-    """The ` - Site Name` most titles end with, if at least half of them (and 3) share it."""
+def site_suffix(titles: list[str], known: str | None = None) -> str | None:
+    """The ` - Site Name` (` | Site Name` ...) the titles end with: `known` (the site's name,
+    when the build knows it) if any title ends so, else the ending most titles share: at
+    least half of them and 3, or every one of two. A title that is just the site's name (its
+    home page) counts for that ending."""
     endings: Counter[str] = Counter()
+    bare: Counter[str] = Counter()
     for text in titles:
         parts = re.split(_SEPARATOR, text)
         if len(parts) > 1:
             endings[parts[-1]] += 1
+        else:
+            bare[text] += 1
     if not endings:
         return None
+    if known and known in endings:
+        return known
+    for ending in endings:
+        endings[ending] += bare[ending]
     ending, count = endings.most_common(1)[0]
-    return ending if count >= 3 and count * 2 >= len(titles) else None
+    shared = count >= 3 and count * 2 >= len(titles)
+    return ending if shared or count == len(titles) >= 2 else None
 
 
 def strip_suffix(text: str, suffix: str | None) -> str:

@@ -16,7 +16,7 @@ from pinax.manifest import Manifest
 
 from .diff import ManifestDiff, compare
 from .output import write_atomic
-from .report import Reporter
+from .report import Reporter, count_pages
 
 CHANGED = 1  # --check: the manifest on disk is out of date
 REFUSED = 3  # too many pages disappeared; nothing written
@@ -42,7 +42,7 @@ def publish(
             reporter.warn(f"{path} does not exist yet")
             return Outcome(CHANGED, False, None)
         if diff is not None and diff.empty:
-            reporter.note(f"{path} is up to date ({len(built.pages)} pages)")
+            reporter.note(f"{path} is up to date ({count_pages(len(built.pages))})")
         return Outcome(CHANGED if diff is None or not diff.empty else 0, False, diff)
     if diff is not None and diff.too_many_removed(max_removed):
         reporter.warn(
@@ -51,10 +51,10 @@ def publish(
         return Outcome(REFUSED, False, diff)
     text = manifest_io.dump(built)
     if diff is not None and diff.empty and _same_text(path, text):
-        reporter.note(f"{path} is unchanged ({len(built.pages)} pages)")
+        reporter.note(f"{path} is unchanged ({count_pages(len(built.pages))})")
         return Outcome(0, False, diff)
     write_atomic(path, text)
-    reporter.note(f"wrote {path}: {len(built.pages)} pages")
+    reporter.note(f"wrote {path}: {count_pages(len(built.pages))}")
     return Outcome(0, True, diff)
 
 

@@ -10,6 +10,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 
+def count_pages(count: int) -> str:
+    """`1 page`, `2 pages`: what a build reports most."""
+    return f"{count} page{'' if count == 1 else 's'}"
+
+
 class Progress:
     """One running count of fetched URLs; the base class counts silently."""
 

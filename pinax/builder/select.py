@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 
 from pinax.manifest import Page
 
-from .report import Reporter
+from .report import Reporter, count_pages
 from .urls import in_prefix
 
 
@@ -48,7 +48,7 @@ def select(
         else:
             kept[page.url] = page
     if filtered:
-        reporter.note(f"--include/--exclude left out {filtered} pages")
+        reporter.note(f"--include/--exclude left out {count_pages(filtered)}")
     if duplicates:
         reporter.note(f"{duplicates} repeated URLs were kept once")
     result = list(kept.values())

@@ -37,7 +37,9 @@ async def read(
     pages = _pages(entries, access, options, reporter)
     if walk.repairs:
         _warn_repairs(walk.repairs, location, reporter)
-    return Found("sitemap", location, pages, titled=False)
+    # Where the sitemap was read from after redirects, as llms.txt reports it: the build
+    # takes the site from there in both cases.
+    return Found("sitemap", walk.read_from or location, pages, titled=False)
 
 
 class _Walk:
@@ -47,6 +49,7 @@ class _Walk:
         self.reporter = reporter
         self.repairs: Counter[str] = Counter()
         self.other_hosts: Counter[str] = Counter()
+        self.read_from: str | None = None  # the top sitemap's URL after redirects
 
     async def run(self, location: str, data: bytes | None, base: str | None) -> list[Entry]:
         with self.reporter.progress("Reading sitemaps", 1) as progress:
@@ -82,6 +85,8 @@ class _Walk:
                 continue
             finally:
                 progress.advance()
+            if depth == 0 and is_url(url):
+                self.read_from = url
             folder = site_base(url) if is_url(url) else base
             if sitemap.kind == "sitemapindex":
                 if depth >= self.limits.max_sitemap_depth:

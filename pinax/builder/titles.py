@@ -19,13 +19,18 @@ from . import html
 from .content import is_html
 from .model import BuildOptions
 from .net import SiteAccess
-from .report import Reporter
+from .report import Reporter, count_pages
 
 
 async def fetch_titles(
-    pages: list[Page], access: SiteAccess, options: BuildOptions, reporter: Reporter
+    pages: list[Page],
+    access: SiteAccess,
+    options: BuildOptions,
+    reporter: Reporter,
+    site_title: str | None = None,
 ) -> tuple[list[Page], str | None]:
-    """The pages with the titles they declare, and the site name those titles share."""
+    """The pages with the titles they declare, and the site name those titles share
+    (`site_title`, when the site's name is already known, is cut off wherever it ends one)."""
     if not pages:
         return pages, None
     access.delay = max(options.delay, await access.crawl_delay(pages[0].url))
@@ -53,7 +58,7 @@ async def fetch_titles(
             async with asyncio.TaskGroup() as group:
                 for _ in range(workers):
                     group.create_task(worker())
-    suffix = html.site_suffix(list(found.values()))
+    suffix = html.site_suffix(list(found.values()), site_title)
     titled = [
         replace(page, title=html.strip_suffix(found[i], suffix)) if i in found else page
         for i, page in enumerate(pages)
@@ -63,7 +68,8 @@ async def fetch_titles(
         detail = ", ".join(f"{n} {what}" for what, n in sorted(problems.items()))
         hint = f" (first failure: {first_failure[0]})" if first_failure else ""
         reporter.warn(
-            f"{sum(problems.values())} pages keep a title made from their URL: {detail}{hint}"
+            f"{count_pages(sum(problems.values()))} keep a title made from their URL: "
+            f"{detail}{hint}"
         )
     return titled, suffix
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from ipaddress import ip_address
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
 from pinax.pages import Origin, origin_of
@@ -85,7 +86,13 @@ def default_name(site_url: str) -> str:
     parts = urlsplit(site_url)
     host = (parts.hostname or "docs").lower()
     first_segment = next((s for s in parts.path.split("/") if s), "")
-    if host.endswith(_HOSTED_PROJECTS) and first_segment:
+    if host == "localhost" or _is_ip(host):
+        # `127.0.0.1:8000` -> `127.0.0.1-8000`: an address has no name in it to take, and
+        # two local sites differ by port.
+        port = f"-{parts.port}" if parts.port else ""
+        v6 = ":" in host
+        candidate = ("ipv6-" if v6 else "") + "-".join(filter(None, host.split(":"))) + port
+    elif host.endswith(_HOSTED_PROJECTS) and first_segment:
         candidate = first_segment
     else:
         for prefix in _HOST_PREFIXES:
@@ -95,6 +102,14 @@ def default_name(site_url: str) -> str:
         candidate = host.split(".")[0]
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", candidate).strip("-._")[:64]
     return name or "docs"
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def resolve(link: str, base: str) -> str | None:

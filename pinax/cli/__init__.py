@@ -1,9 +1,9 @@
 """The `pinax` command: a thin shell over `tools.py` (parse, call, print).
 
-One module per command group (serve, search, page and extract, build, cache), each over
-`common` (the shared options and `fail`). Heavy imports (the MCP SDK, HTML extraction, the
-builders) happen inside the commands that need them, so `pinax search` starts quickly and
-`pinax serve` pays only for what serving needs.
+One module per command group (serve, search, page and extract, build, cache, doctor,
+config), each over `common` (the shared options and `fail`). Heavy imports (the MCP SDK, HTML
+extraction, the builders) happen inside the commands that need them, so `pinax search` starts
+quickly and `pinax serve` pays only for what serving needs.
 """
 
 from __future__ import annotations
@@ -13,13 +13,16 @@ from typing import Annotated
 import typer
 
 from pinax import __version__
-from pinax.cli import build, cache, page, search, serve
+from pinax.cli import build, cache, config, doctor, page, search, serve
 
 app = typer.Typer(
     help="Pinax: a live, searchable index of documentation sites for coding agents.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: flags shown as flags (rich help labels them `<bool>`), -h like --help.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.command()(serve.serve)
 app.command()(search.search)
@@ -27,6 +30,8 @@ app.command()(page.page)
 app.command()(build.build)
 app.add_typer(cache.cache_app, name="cache")
 app.command()(page.extract)
+app.command()(doctor.doctor)
+app.command()(config.config)
 
 
 def version_callback(value: bool) -> None:

@@ -9,7 +9,13 @@ from typing import Annotated, Literal
 
 import typer
 
-from pinax.cli.common import AllowPrivateOption, fail
+from pinax.cli.common import (
+    AllowPrivateOption,
+    LogLevelOption,
+    SiteUrlOption,
+    fail,
+    setup_logging,
+)
 from pinax.errors import PinaxError
 
 
@@ -30,10 +36,7 @@ def build(
         str | None, typer.Option("--name", help="Manifest name (default: from the host).")
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Site title.")] = None,
-    site_url: Annotated[
-        str | None,
-        typer.Option("--url", help="The site a local file describes (base of relative links)."),
-    ] = None,
+    site_url: SiteUrlOption = None,
     include: Annotated[
         list[str] | None,
         typer.Option("--include", help="Keep only URLs matching this glob (repeatable)."),
@@ -83,8 +86,10 @@ def build(
         ),
     ] = 0.2,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Warnings only.")] = False,
+    log_level: LogLevelOption = "warning",
 ) -> None:
     """Build a manifest from a docs site or a file it publishes."""
+    setup_logging(log_level)
     from pinax.builder import BuildOptions, ConsoleReporter, build_manifest, publish_manifest
     from pinax.manifest import dump
 

@@ -5,28 +5,33 @@ from __future__ import annotations
 
 import logging
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
 
-from pinax.errors import PinaxError
+from pinax.errors import FetchFailed, InvalidArgs, PinaxError
 
+DOCS_HELP = (
+    "A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / sitemap / "
+    "objects.inv to build one from (cached). Repeat for several docs sets."
+)
 DocsOption = Annotated[
     list[str],
-    typer.Option(
-        "--docs",
-        "-d",
-        help="A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / "
-        "sitemap / objects.inv to build one from (cached). Repeat for several docs sets.",
-        show_default=False,
-    ),
+    typer.Option("--docs", "-d", metavar="SOURCE", help=DOCS_HELP, show_default=False),
+]
+OptionalDocsOption = Annotated[
+    list[str] | None,
+    typer.Option("--docs", "-d", metavar="SOURCE", help=DOCS_HELP, show_default=False),
 ]
 CacheDirOption = Annotated[
     Path | None,
     typer.Option(
         "--cache-dir",
-        help="Page cache folder [default: $PINAX_CACHE_DIR or the user cache folder]",
+        metavar="DIR",
+        help="Cache folder: fetched pages, search indexes, manifests built on the fly "
+        "[default: $PINAX_CACHE_DIR or the user cache folder]",
         show_default=False,
     ),
 ]
@@ -34,6 +39,7 @@ TtlOption = Annotated[
     list[str] | None,
     typer.Option(
         "--ttl",
+        metavar="[NAME=]SECONDS",
         help="Seconds a cached page stays fresh (default: the manifest's ttl, else 86400); "
         "NAME=SECONDS sets it for one manifest. Repeatable.",
         show_default=False,
@@ -44,21 +50,45 @@ AllowPrivateOption = Annotated[
     typer.Option(
         "--allow-private",
         metavar="CIDR",
-        help="Let get_page connect to this private network (CIDR, e.g. 10.20.0.0/16 for an "
-        "intranet docs site). Repeat for several; also $PINAX_ALLOW_PRIVATE, comma-separated. "
-        "Loopback, private, link-local and other non-public addresses are refused otherwise.",
+        help="Let Pinax connect to this private network (CIDR, e.g. 10.20.0.0/16 for an "
+        "intranet docs site), to build manifests and to read pages. Repeat for several; also "
+        "$PINAX_ALLOW_PRIVATE, comma-separated. Loopback, private, link-local and other "
+        "non-public addresses are refused otherwise.",
+        show_default=False,
+    ),
+]
+SiteUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--url",
+        metavar="URL",
+        help="Where a local file was published, the base of its relative links: the site of "
+        "an llms.txt / sitemap / objects.inv given to --docs, or a saved page's own address.",
         show_default=False,
     ),
 ]
 LogLevelOption = Annotated[
-    str, typer.Option("--log-level", help="debug, info, warning or error (logs go to stderr).")
+    str,
+    typer.Option(
+        "--log-level", metavar="LEVEL", help="debug, info, warning or error (logs go to stderr)."
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
+    """Report an error on stderr, one line, and exit (2: bad input or start-up; 1: a failure)."""
     typer.echo(f"pinax: error: {message}", err=True)
     raise typer.Exit(code)
+
+
+def warn(message: str) -> None:
+    typer.echo(f"pinax: warning: {message}", err=True)
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """`1 page`, `2 pages`: counts people read."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
 def setup_logging(level: str) -> None:
@@ -74,22 +104,82 @@ def setup_logging(level: str) -> None:
         logging.getLogger("mcp").setLevel(max(numeric, logging.WARNING))
 
 
+@dataclass
+class DocsSources:
+    """What the `--docs` arguments came to: manifest files, and the sources that could not
+    be built (argument, reason), which the caller warns about instead of stopping."""
+
+    paths: list[Path] = field(default_factory=list)
+    unavailable: list[dict[str, str]] = field(default_factory=list)
+
+
+def resolve_sources(
+    docs: list[str],
+    cache_dir: Path | None = None,
+    allow_private: list[str] | None = None,
+    site_url: str | None = None,
+) -> DocsSources:
+    """The manifest files of the `--docs` arguments (a folder stands for its *.json files; a
+    site URL or published file is built into the cache first, with `allow_private` and, for a
+    local file, `site_url`). A source whose build fails is set aside, not fatal: the others
+    still serve. A missing path or an empty folder is said at once."""
+    from pinax.builder import resolve_docs
+    from pinax.manifest import manifest_files
+    from pinax.pages import AddressPolicy
+
+    AddressPolicy.from_env(allow_private or ())  # a bad network is said on every command
+    found = DocsSources()
+    for arg in docs:
+        if "://" not in arg and not Path(arg).expanduser().exists():
+            raise InvalidArgs(
+                f"--docs {arg}: no such file or folder (give a manifest file, a folder of "
+                "them, or a docs site URL)"
+            )
+        try:
+            path = resolve_docs(
+                arg, cache_dir, allow_private=tuple(allow_private or ()), site_url=site_url
+            )
+        except PinaxError as exc:
+            found.unavailable.append({"source": arg, "reason": exc.message})
+            continue
+        files = manifest_files([path])
+        if path.is_dir() and not files:
+            warn(f"--docs {arg}: the folder holds no manifests (*.json files)")
+        found.paths.extend(files)
+    return found
+
+
 def open_tools(
     docs: list[str],
     cache_dir: Path | None = None,
     ttl: list[str] | None = None,
     allow_private: list[str] | None = None,
     read_pages: bool = True,
+    site_url: str | None = None,
 ) -> Any:
-    """Load the manifests (a folder stands for its *.json files; a site URL or published file
-    is built into the cache first) and wire the tools (`read_pages`: get_page too)."""
-    from pinax.builder import resolve_docs
-    from pinax.manifest import manifest_files
+    """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
+    not be built are warned about and listed by list_docs; if nothing at all loads because of
+    them, that is the error."""
     from pinax.tools import Tools
 
     default, per_docs = parse_ttls(ttl or [])
-    paths = manifest_files([resolve_docs(arg, cache_dir) for arg in docs])
-    return Tools.open(paths, cache_dir, default, per_docs, allow_private or (), read_pages)
+    sources = resolve_sources(docs, cache_dir, allow_private, site_url)
+    for missing in sources.unavailable:
+        warn(f"--docs {missing['source']} is not loaded: {missing['reason']}")
+    if sources.unavailable and not sources.paths:
+        raise FetchFailed(
+            "no docs loaded: "
+            + "; ".join(f"{m['source']}: {m['reason']}" for m in sources.unavailable)
+        )
+    return Tools.open(
+        sources.paths,
+        cache_dir,
+        default,
+        per_docs,
+        allow_private or (),
+        read_pages,
+        unavailable=sources.unavailable,
+    )
 
 
 def load_tools(
@@ -98,14 +188,22 @@ def load_tools(
     ttl: list[str] | None = None,
     allow_private: list[str] | None = None,
     read_pages: bool = True,
+    site_url: str | None = None,
+    need_docs: bool = True,
 ) -> Any:
-    """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools."""
+    """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
+    `need_docs`: a command that searches has nothing to do with no manifest at all."""
     if not docs:
         fail("give at least one manifest (or docs site URL) with --docs")
     try:
-        return open_tools(docs, cache_dir, ttl, allow_private, read_pages)
+        tools = open_tools(
+            [str(d) for d in docs], cache_dir, ttl, allow_private, read_pages, site_url
+        )
     except PinaxError as exc:
         fail(exc.message)
+    if need_docs and not len(tools.library):
+        fail("no manifests loaded: --docs named no manifest files")
+    return tools
 
 
 def parse_ttls(values: list[str]) -> tuple[float | None, dict[str, float]]:

@@ -15,9 +15,12 @@ from pinax.cli.common import (
     CacheDirOption,
     DocsOption,
     JsonOption,
+    LogLevelOption,
+    SiteUrlOption,
     TtlOption,
     fail,
     load_tools,
+    setup_logging,
 )
 from pinax.errors import PinaxError
 
@@ -39,9 +42,12 @@ def page(
         str | None, typer.Option("--cursor", help="Read on from a result's next_cursor.")
     ] = None,
     as_json: JsonOption = False,
+    site_url: SiteUrlOption = None,
+    log_level: LogLevelOption = "warning",
 ) -> None:
     """Print a page as Markdown, as the get_page tool returns it (metadata on stderr)."""
-    tools = load_tools(docs, cache_dir, ttl, allow_private)
+    setup_logging(log_level)
+    tools = load_tools(docs, cache_dir, ttl, allow_private, site_url=site_url)
     try:
         result = asyncio.run(tools.get_page(url, max_tokens, section, cursor))
     except PinaxError as exc:
@@ -56,9 +62,7 @@ def page(
 
 def extract(
     file: Annotated[str, typer.Argument(help="A saved HTML page, or - for standard input.")],
-    url: Annotated[
-        str, typer.Option("--url", help="The page's address, to make its links absolute.")
-    ] = "",
+    url: SiteUrlOption = None,
     charset: Annotated[
         str | None, typer.Option("--charset", help="The charset its server declared, if any.")
     ] = None,
@@ -73,12 +77,12 @@ def extract(
         body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as exc:
         fail(f"cannot read {file}: {exc.strerror or exc}")
-    page = extract_page(decode_html(body, charset), url)
+    page = extract_page(decode_html(body, charset), url or "")
     if as_json:
         typer.echo(json.dumps(asdict(page), ensure_ascii=False, indent=2))
-        return
-    if page.refresh_url:
+    elif page.refresh_url:
         typer.echo(f"pinax: this page redirects to {page.refresh_url}", err=True)
-    if page.js_shell:
-        typer.echo("pinax: this page renders in the browser: it has almost no text", err=True)
-    typer.echo(page.markdown, nl=False)
+    else:
+        typer.echo(page.markdown, nl=False)
+    if page.js_shell:  # get_page refuses such a page with the same words
+        fail(page.shell_problem(url or file), 1)

@@ -9,7 +9,17 @@ from typing import Annotated, Any
 
 import typer
 
-from pinax.cli.common import CacheDirOption, DocsOption, JsonOption, fail, load_tools
+from pinax.cli.common import (
+    AllowPrivateOption,
+    CacheDirOption,
+    DocsOption,
+    JsonOption,
+    LogLevelOption,
+    SiteUrlOption,
+    fail,
+    load_tools,
+    setup_logging,
+)
 from pinax.errors import PinaxError
 
 
@@ -17,24 +27,34 @@ def search(
     docs: DocsOption,
     query: Annotated[
         str | None,
-        typer.Argument(help="Words to search for. Omit to read one query per line from stdin."),
+        typer.Argument(
+            metavar="QUERY",
+            help="Words to search for. Omit to read one query per line from stdin.",
+        ),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="Maximum results.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", help="Maximum results.")] = 10,
     within: Annotated[
-        str | None, typer.Option("--in", help="Search only this manifest (by name).")
+        str | None,
+        typer.Option("--in", metavar="NAME", help="Search only this manifest (by name)."),
     ] = None,
     threshold: Annotated[
         float | None,
-        typer.Option("--threshold", help="Leave out results scoring below this (0..1)."),
+        typer.Option(
+            "--threshold", metavar="SCORE", help="Leave out results scoring below this (0..1)."
+        ),
     ] = None,
     explain: Annotated[
         bool, typer.Option("--explain", help="Show how each result matched (terms, fields).")
     ] = False,
     as_json: JsonOption = False,
     cache_dir: CacheDirOption = None,
+    allow_private: AllowPrivateOption = None,
+    site_url: SiteUrlOption = None,
+    log_level: LogLevelOption = "warning",
 ) -> None:
     """Search the manifests from the shell, as the search_pages tool does."""
-    tools = load_tools(docs, cache_dir, read_pages=False)
+    setup_logging(log_level)
+    tools = load_tools(docs, cache_dir, None, allow_private, read_pages=False, site_url=site_url)
     options = {"limit": limit, "docs": within, "explain": explain, "threshold": threshold}
     if query is None:
         if sys.stdin.isatty():
@@ -48,17 +68,15 @@ def search(
     if as_json:
         typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
         return
-    print_table(answer)
+    print_table(answer, within)
 
 
 def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> None:
-    """One JSON line per query line (blank lines skipped), in order; a bad query gets its
-    error, and the others go on."""
+    """One JSON line per input line, in order, so answer n is query n's: a blank line or a
+    bad query gets its error line, and the others go on."""
     write = sys.stdout.write
     for line in lines:
         text = line.strip()
-        if not text:
-            continue
         try:
             row: dict[str, Any] = tools.search_pages(text, **options)
         except PinaxError as exc:
@@ -66,7 +84,9 @@ def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> N
         write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def print_table(answer: dict[str, Any]) -> None:
+def print_table(answer: dict[str, Any], within: str | None = None) -> None:
+    """Score, library and title, then the URL: the library on every row, as scores are
+    compared across libraries."""
     if answer.get("did_you_mean"):
         typer.echo(f"(searched for: {answer['did_you_mean']})")
     results = answer["results"]
@@ -74,7 +94,8 @@ def print_table(answer: dict[str, Any]) -> None:
         typer.echo("no results")
         return
     for row in results:
-        where = f"[{row['docs']}] " if "docs" in row else ""
+        library = row.get("docs") or within
+        where = f"[{library}] " if library else ""
         typer.echo(f"{row['score']:.2f}  {where}{row['title']}")
         typer.echo(f"      {row['url']}")
         if row.get("heading"):

@@ -12,11 +12,14 @@ from pinax.cli.common import (
     CacheDirOption,
     DocsOption,
     LogLevelOption,
+    SiteUrlOption,
     TtlOption,
     fail,
     load_tools,
     open_tools,
+    plural,
     setup_logging,
+    warn,
 )
 from pinax.errors import PinaxError
 
@@ -26,6 +29,7 @@ def serve(
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
+    site_url: SiteUrlOption = None,
     http: Annotated[
         bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")
     ] = False,
@@ -83,12 +87,14 @@ def serve(
         try:
             watched = [Path(arg) for arg in docs]
             tools: Any = LiveTools(
-                lambda: open_tools(docs, cache_dir, ttl, allow_private), watched, watch_interval
+                lambda: open_tools(docs, cache_dir, ttl, allow_private, site_url=site_url),
+                watched,
+                watch_interval,
             )
         except PinaxError as exc:
             fail(exc.message)
     else:
-        tools = load_tools(docs, cache_dir, ttl, allow_private)
+        tools = load_tools(docs, cache_dir, ttl, allow_private, site_url=site_url, need_docs=False)
     from pinax.server import create_server
 
     server = create_server(tools)
@@ -97,8 +103,11 @@ def serve(
 
         from pinax.server import serve_stdio
 
+        line = start_line(getattr(tools, "tools", tools))
+        typer.echo(f"pinax: {line}; MCP over stdio, waiting for a client", err=True)
         anyio.run(serve_stdio, server)
         return
+    typer.echo(f"pinax: {start_line(getattr(tools, 'tools', tools))}", err=True)
     serve_http(server, settings, log_level)
 
 
@@ -109,3 +118,15 @@ def serve_http(server: Any, settings: Any, log_level: str) -> None:
         run(server, settings, log_level, lambda line: typer.echo(f"pinax: {line}", err=True))
     except OSError as exc:
         fail(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
+
+
+def start_line(tools: Any) -> str:
+    """What a person who started `pinax serve` by hand sees: that it runs, and with what."""
+    from pinax import __version__
+
+    docs = tools.library.describe()
+    if not docs:
+        warn("no documentation sets loaded: the server has nothing to search")
+    listed = ", ".join(f"{d['name']} ({plural(d['pages'], 'page')})" for d in docs)
+    what = plural(len(docs), "documentation set") + (f": {listed}" if listed else "")
+    return f"pinax {__version__} serving {what}"

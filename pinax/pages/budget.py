@@ -51,11 +51,15 @@ PATH_SEPARATOR = ">"
 
 
 class SectionNotFound(NotFound):
-    """No heading matches; `choices` are the page's headings, for a "did you mean" hint."""
+    """No heading matches; `choices` are the page's headings (titles and anchors), for a
+    "did you mean" hint, and `headings` the (title, anchor) pairs, to list them."""
 
-    def __init__(self, message: str, choices: list[str]) -> None:
+    def __init__(
+        self, message: str, choices: list[str], headings: list[tuple[str, str]] | None = None
+    ) -> None:
         super().__init__(message)
         self.choices = choices
+        self.headings = headings or []
 
 
 def estimate_tokens(text: str) -> int:
@@ -249,7 +253,8 @@ def window(
         heading = doc.find(section)
         if heading is None:
             choices = [h.title for h in doc.headings] + [h.anchor for h in doc.headings]
-            raise SectionNotFound(f"no section {section!r} on {page['url']}", choices)
+            pairs = [(h.title, h.anchor) for h in doc.headings]
+            raise SectionNotFound(f"no section {section!r} on {page['url']}", choices, pairs)
         start, end = heading.start, heading.end
         meta["section"] = {"heading": heading.title, "anchor": heading.anchor}
         inner = doc.inside(start + 1, end)  # below the section's own heading

@@ -98,21 +98,29 @@ class PageCache:
             raise CacheError(f"cannot write the page cache: {exc}") from exc
 
     def stats(self) -> dict[str, Any]:
-        """Entries, bytes on disk and the ages (seconds) of the oldest and newest entry."""
-        cache = self._open()
-        ages = [age for _, age in self._ages(cache)]
+        """Entries, bytes on disk and the ages (seconds) of the oldest and newest entry. A cache
+        never written to is reported empty and left uncreated (looking must not make one)."""
+        if not (self.directory / FOLDER).is_dir():
+            ages: list[float] = []
+            volume = 0
+        else:
+            cache = self._open()
+            ages = [age for _, age in self._ages(cache)]
+            volume = cache.volume() if ages else 0  # an empty database is not cached pages
         readable = [age for age in ages if age != float("inf")]
         return {
             "directory": str(self.directory / FOLDER),
             "entries": len(ages),
             "damaged": len(ages) - len(readable),
-            "bytes": cache.volume(),
+            "bytes": volume,
             "oldest_age": round(max(readable)) if readable else None,
             "newest_age": round(min(readable)) if readable else None,
         }
 
     def clear(self, older_than: float | None = None) -> int:
         """Remove every entry, or those stored more than `older_than` seconds ago; say how many."""
+        if not (self.directory / FOLDER).is_dir():
+            return 0
         cache = self._open()
         if older_than is None:
             return cache.clear()

@@ -77,6 +77,15 @@ class Extracted:
     js_shell: bool = False
     word_count: int = 0
 
+    def shell_problem(self, url: str) -> str:
+        """Why a JavaScript shell has no content to give: get_page's error and
+        `pinax extract`'s, in the same words."""
+        return (
+            f"{url}: the page renders in the browser (JavaScript): its HTML holds almost no "
+            f"text ({self.word_count} words), and Pinax does not run scripts; look for the same "
+            "content in another page of these docs"
+        )
+
 
 def decode_html(body: bytes, charset: str | None = None) -> str:
     """Text of an HTML body: BOM, the header's charset, `<meta charset>`, then sniffing.

@@ -162,11 +162,7 @@ class PageReader:
                     entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
                     return entry, "miss"
             if extracted.js_shell:
-                raise FetchFailed(
-                    f"{response.url}: the page renders in the browser (JavaScript): its HTML "
-                    f"holds almost no text ({extracted.word_count} words), and Pinax does not "
-                    "run scripts; look for the same content in another page of these docs"
-                )
+                raise FetchFailed(extracted.shell_problem(response.url))
             title = extracted.title or title_hint
             return _entry(url, response.url, "html", response, title, extracted.markdown), "miss"
         raise FetchFailed(f"{url}: more than {MAX_STUB_HOPS} redirect stubs in a row")

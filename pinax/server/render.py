@@ -53,7 +53,7 @@ def _join(*blocks: str) -> str:
     return "\n".join(block for block in blocks if block)
 
 
-def _plural(count: int, word: str) -> str:
+def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
@@ -71,21 +71,24 @@ def _page_line(row: Row) -> str:
 def render_list_docs(data: Row) -> str:
     docs = data["docs"]
     lines = [
-        f"- {d['name']}: {d['title']}, {d['url']} ({_plural(d['pages'], 'page')})"
+        f"- {d['name']}: {d['title']}, {d['url']} ({plural(d['pages'], 'page')})"
         f"{_row_extras(d, ('name', 'title', 'url', 'pages'))}"
         for d in docs
     ]
-    head = f"{_plural(len(docs), 'documentation set')} (pass a name as `docs`):"
-    return _join(head, *lines, _extras(data, ("docs",)))
+    head = f"{plural(len(docs), 'documentation set')} (pass a name as `docs`):"
+    missing = [
+        f"- not loaded: {m['source']} ({m['reason']})" for m in data.get("unavailable") or ()
+    ]
+    return _join(head, *lines, *missing, _extras(data, ("docs", "unavailable")))
 
 
 def render_list_sections(data: Row) -> str:
     sections = data["sections"]
     where = f" of {data['docs']}" if data.get("docs") else ""
-    head = f"{_plural(len(sections), 'section')}{where}, largest first:"
+    head = f"{plural(len(sections), 'section')}{where}, largest first:"
     lines = [
         f"- {s['section']}{_tag(s)}: "
-        f"{_plural(s['pages'], 'page')}{_row_extras(s, ('section', 'pages', 'docs'))}"
+        f"{plural(s['pages'], 'page')}{_row_extras(s, ('section', 'pages', 'docs'))}"
         for s in sections
     ]
     return _join(head, *lines, _extras(data, ("docs", "sections")))
@@ -94,7 +97,7 @@ def render_list_sections(data: Row) -> str:
 def render_search_pages(data: Row) -> str:
     results = data["results"]
     corrected = f" (searched for: {data['did_you_mean']})" if data.get("did_you_mean") else ""
-    head = f"{_plural(len(results), 'result')} for {data['query']!r}{corrected}"
+    head = f"{plural(len(results), 'result')} for {data['query']!r}{corrected}"
     lines = []
     for n, row in enumerate(results, 1):
         extra = _row_extras(row, ("url", "title", "section", "score", "docs"))
@@ -111,7 +114,7 @@ def render_search_pages(data: Row) -> str:
 def render_get_section_pages(data: Row) -> str:
     pages = data["pages"]
     where = f" in {data['docs']}" if data.get("docs") else ""
-    head = f"Section {data['section']}{where}: {_plural(data['total'], 'page')}"
+    head = f"Section {data['section']}{where}: {plural(data['total'], 'page')}"
     if len(pages) < data["total"]:
         head += f", {len(pages)} shown"
     lines = [_page_line(row) for row in pages]
@@ -125,8 +128,21 @@ def render_get_section_pages(data: Row) -> str:
 
 
 def render_get_page(data: Row) -> str:
-    first = {key: data.get(key) for key in ("title", "url")}
-    head = _extras(first | data, ("markdown", "outline", "next_cursor"))
+    """A short header (title, URL, source and age; the section asked for; staleness), then
+    the outline and the Markdown. A model reads the page: provenance, hashes and token counts
+    stay in the structured result."""
+    head = [f"title: {data.get('title') or data['url']}", f"url: {data['url']}"]
+    source = f"source: {data.get('source', '?')}"
+    if data.get("fetched_at"):
+        source += f", fetched {data['fetched_at']}"
+    if isinstance(data.get("age"), int | float):
+        source += f" ({_age(data['age'])} ago)"
+    if data.get("stale"):
+        source += f"; stale copy: {data.get('stale_reason') or 'the site did not answer'}"
+    head.append(source)
+    section = data.get("section")
+    if isinstance(section, dict) and section.get("heading"):
+        head.append(f"section: {section['heading']} (#{section.get('anchor', '')})")
     entries = data.get("outline") or ()
     outline = [_outline_line(entry) for entry in entries]
     if outline:
@@ -138,7 +154,14 @@ def render_get_page(data: Row) -> str:
         if data.get("next_cursor")
         else ""
     )
-    return f"{_join(head, *outline, more)}\n\n{data.get('markdown', '')}"
+    return f"{_join(*head, *outline, more)}\n\n{data.get('markdown', '')}"
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} s"
 
 
 def _outline_line(entry: Row) -> str:

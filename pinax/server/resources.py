@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp.types import Completion, Resource, ResourceTemplateReference
 
 from pinax.errors import InvalidArgs, NotFound, PinaxError
-from pinax.server.render import render
+from pinax.server.render import plural, render
 from pinax.tools import Tools
 
 DOCS_URI = "pinax://docs"
@@ -29,7 +29,7 @@ def docs_resources(docs: list[dict[str, Any]]) -> list[Resource]:
             uri=f"{DOCS_URI}/{d['name']}",
             name=d["name"],
             title=d["title"],
-            description=f"{d['title']} ({d['url']}): {d['pages']} pages, by section",
+            description=f"{d['title']} ({d['url']}): {plural(d['pages'], 'page')}, by section",
             mime_type=MARKDOWN,
         )
         for d in docs
@@ -89,7 +89,7 @@ def add_resources(mcp: MCPServer, current: Callable[[], Tools]) -> None:
             tools = current()
             sections = tools.list_sections(name)  # not_found for an unknown name
             entry = next(d for d in tools.list_docs()["docs"] if d["name"] == name)
-            head = f"# {entry['title']} ({name})\n{entry['url']}: {entry['pages']} pages"
+            head = f"# {entry['title']} ({name})\n{entry['url']}: {plural(entry['pages'], 'page')}"
             hint = f"List a section's pages: {DOCS_URI}/{name}/section?path=<section>"
             return f"{head}\n\n{render('list_sections', sections)}\n\n{hint}"
 

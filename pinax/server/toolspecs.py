@@ -150,6 +150,16 @@ LIST_DOCS = ToolSpec(
                 pages=_integer("How many pages it lists", minimum=0),
             ),
         ),
+        unavailable=_list(
+            "Documentation the server was started with but could not load (its site was "
+            "unreachable, say); present only when some is missing",
+            _object(
+                "A source that did not load",
+                ("source", "reason"),
+                source=_string("The --docs value, e.g. a site URL"),
+                reason=_string("Why it did not load"),
+            ),
+        ),
     ),
 )
 

@@ -155,7 +155,7 @@ def dump_layout(raw: bytes) -> bytes:
 def test_the_dump_layout_is_read_in_batches_alike(
     raw: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(columns, "BATCH", 2)
+    monkeypatch.setattr(columns, "CHUNK", 150)
     laid_out = dump_layout(raw)
     expected = manifest_io.loads(raw, "m.json")
     assert columns.loads(laid_out, "m.json").pages == PageColumns.of(expected.pages)
@@ -165,7 +165,7 @@ def test_the_dump_layout_is_read_in_batches_alike(
 def test_the_dump_layout_rejects_with_the_same_message(
     raw: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(columns, "BATCH", 2)
+    monkeypatch.setattr(columns, "CHUNK", 150)
     try:
         laid_out = dump_layout(raw)
     except ValueError:  # not JSON at all
@@ -178,7 +178,7 @@ def test_the_dump_layout_rejects_with_the_same_message(
 
 
 def test_a_duplicate_url_in_another_batch_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(columns, "BATCH", 2)
+    monkeypatch.setattr(columns, "CHUNK", 150)
     pages = [{"url": f"https://x.org/{i}", "title": "T"} for i in range(5)]
     raw = dump_layout(document(*pages, {"url": "https://x.org/0", "title": "again"}))
     with pytest.raises(ManifestError, match=r"pages\[5\]\.url: duplicate of pages\[0\]\.url"):
@@ -193,5 +193,5 @@ def test_real_manifests_with_outlines_in_the_dump_layout() -> None:
         manifest = outlined_manifest(name)
         text = manifest_io.dump(manifest).encode()
         split = columns._dump_layout(text)
-        assert split is not None and columns._batched(*split, name) is not None  # no fallback
+        assert split is not None and columns._batched(text, *split, name) is not None
         assert columns.loads(text, name).pages == PageColumns.of(manifest.pages)

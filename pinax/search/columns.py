@@ -14,7 +14,7 @@ import itertools
 import json
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
@@ -40,7 +40,7 @@ PAGE_FIELDS = ("url", "title", "section", *OPTIONAL)
 # a strict subset of what `manifest.from_dict` accepts.
 _PLAIN_URL = re.compile(r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?")
 _ANCHOR = re.compile(r"[^\s#]+")  # its length is checked apart
-BATCH = 20000  # page lines parsed at a time
+CHUNK = 8 << 20  # bytes of page lines parsed at a time
 
 
 class Headings(NamedTuple):
@@ -145,7 +145,7 @@ def loads(raw: bytes, source: str) -> ManifestColumns:
     so that the parsed objects of a million pages never exist all at once."""
     split = _dump_layout(raw)
     if split is not None:
-        found = _batched(*split, source)
+        found = _batched(raw, *split, source)
         if found is not None:
             return found
     try:
@@ -172,34 +172,45 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
 _PAGES_START, _PAGES_END = b'\n  "pages": [\n', b"\n  ]\n}\n"
 
 
-def _dump_layout(raw: bytes) -> tuple[bytes, list[bytes]] | None:
-    """(the header as a manifest without pages, each page's line) of a file in
-    `manifest.dump`'s layout; None for any other."""
+def _dump_layout(raw: bytes) -> tuple[bytes, int, int] | None:
+    """(the header as a manifest without pages, where the page lines start and end) of a
+    file in `manifest.dump`'s layout; None for any other."""
     start = raw.find(_PAGES_START)
     if not raw.startswith(b"{\n") or start < 0 or not raw.endswith(_PAGES_END):
         return None
-    lines = raw[start + len(_PAGES_START) : len(raw) - len(_PAGES_END)].split(b"\n")
-    if not all(line.startswith(b"    {") for line in lines):
-        return None
-    *rest, last = lines
-    if not all(line.endswith(b"},") for line in rest) or not last.endswith(b"}"):
-        return None
-    return raw[:start] + b'\n  "pages": []\n}\n', lines
+    head = raw[:start] + b'\n  "pages": []\n}\n'
+    return head, start + len(_PAGES_START), len(raw) - len(_PAGES_END)
 
 
-def _batched(head: bytes, lines: list[bytes], source: str) -> ManifestColumns | None:
+def _page_batches(raw: bytes, start: int, end: int) -> Iterator[list[Any]]:
+    """The pages of the lines raw[start:end], parsed about CHUNK bytes at a time (whole
+    lines); ValueError if a line is not one page of the layout."""
+    at = start
+    while at < end:
+        stop = raw.rfind(b"\n", at, min(end, at + CHUNK)) if at + CHUNK < end else end
+        if stop <= at:  # one line longer than a chunk
+            stop = raw.find(b"\n", at, end)
+            stop = end if stop < 0 else stop
+        lines = raw[at:stop].split(b"\n")
+        *rest, last = lines
+        if not all(line.startswith(b"    {") for line in lines):
+            raise ValueError("not the dump layout")
+        if not all(line.endswith(b"},") for line in rest) or not last.endswith(
+            b"}" if stop == end else b"},"
+        ):
+            raise ValueError("not the dump layout")
+        yield json.loads(b"[%b]" % b",".join(line.rstrip(b",") for line in lines))
+        at = stop + 1
+
+
+def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> ManifestColumns | None:
     """The manifest from its header and page lines, parsed and checked a batch at a time;
     None if anything is off (the whole file is then read the careful way, which says what)."""
     try:
         data = json.loads(head)
-        batches = (lines[at : at + BATCH] for at in range(0, len(lines), BATCH))
-        parsed = (
-            json.loads(b"[%b]" % b",".join(line.rstrip(b",") for line in batch))
-            for batch in batches
-        )
         interned: dict[str, str] = {}
         columns = None
-        for pages in parsed:
+        for pages in _page_batches(raw, start, end):
             found = _quick(pages, interned)
             if found is None:
                 return None

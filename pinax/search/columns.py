@@ -43,21 +43,42 @@ _ANCHOR = re.compile(r"[^\s#]+")  # its length is checked apart
 CHUNK = 8 << 20  # bytes of page lines parsed at a time
 
 
+class Numbering:
+    """Distinct texts numbered in order of first appearance: a million pages' headings are
+    a few hundred thousand texts ("Examples", "See also"), each kept and analysed once."""
+
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+        self.texts: list[str] = []
+
+    def numbers(self, values: list[str | None]) -> array:
+        """Each value's number (-1 for None), numbering the new ones."""
+        ids = self.ids
+        new = [v for v in dict.fromkeys(values) if v is not None and v not in ids]
+        ids.update(zip(new, itertools.count(len(self.texts))))
+        self.texts.extend(new)
+        return array("l", [-1 if v is None else ids[v] for v in values])
+
+
 class Headings(NamedTuple):
-    """Every heading of every page, flat, in page order (compact: a million pages have
-    millions of headings, and their texts repeat, so equal texts share one string)."""
+    """Every heading of every page, flat, in page order; titles and anchors as numbers in
+    tables of distinct texts."""
 
     page: array  # the page each heading belongs to ("l")
     level: array  # 2..6 ("B")
-    title: list[str]
-    anchor: list[str | None]
+    title: array  # its number in `titles` ("l")
+    anchor: array  # its number in `anchors`, -1 where none is known ("l")
+    titles: list[str]
+    anchors: list[str]
 
     @classmethod
-    def empty(cls) -> Headings:
-        return cls(array("l"), array("B"), [], [])
+    def empty(cls, titles: Numbering, anchors: Numbering) -> Headings:
+        return cls(array("l"), array("B"), array("l"), array("l"), titles.texts, anchors.texts)
 
     def extend(self, other: Headings, first_page: int) -> None:
-        """Add another batch's headings, its pages numbered from `first_page`."""
+        """Add another batch's headings (numbered in the same tables), its pages numbered
+        from `first_page`."""
+        assert other.titles is self.titles and other.anchors is self.anchors
         self.page.extend(array("l", [p + first_page for p in other.page]))
         self.level.extend(other.level)
         self.title.extend(other.title)
@@ -91,20 +112,30 @@ class PageColumns:
 
     @classmethod
     def of(cls, pages: Sequence[Page]) -> PageColumns:
-        headings = Headings.empty()
-        for i, page in enumerate(pages):
-            for heading in page.outline:
-                headings.page.append(i)
-                headings.level.append(heading.level)
-                headings.title.append(heading.title)
-                headings.anchor.append(heading.anchor)
+        titles, anchors = Numbering(), Numbering()
+        flat = [(i, h) for i, page in enumerate(pages) for h in page.outline]
+        headings = Headings(
+            array("l", [i for i, _ in flat]),
+            array("B", [h.level for _, h in flat]),
+            titles.numbers([h.title for _, h in flat]),
+            anchors.numbers([h.anchor for _, h in flat]),
+            titles.texts,
+            anchors.texts,
+        )
         columns = ([getattr(p, name) for p in pages] for name in PAGE_FIELDS)
         return cls(*columns, headings=headings)
 
     def page(self, i: int) -> Page:
         start, end = self.outline_start[i : i + 2].tolist()
         h = self.headings
-        outline = tuple(map(Heading, h.level[start:end], h.title[start:end], h.anchor[start:end]))
+        outline = tuple(
+            Heading(
+                h.level[at],
+                h.titles[h.title[at]],
+                h.anchors[h.anchor[at]] if h.anchor[at] >= 0 else None,
+            )
+            for at in range(start, end)
+        )
         return Page(*(getattr(self, name)[i] for name in PAGE_FIELDS), outline=outline)
 
     def extend(self, other: PageColumns) -> None:
@@ -161,7 +192,7 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
     if not isinstance(pages, list):
         return ManifestColumns.of(manifest_io.from_dict(data, source))  # raises
     header = manifest_io.from_dict({**data, "pages": []}, source)
-    columns = _quick(pages, {})
+    columns = _quick(pages, Numbering(), Numbering())
     if columns is None or len(set(columns.url)) != len(columns):
         columns = PageColumns.of(manifest_io.from_dict(data, source).pages)
     return ManifestColumns(
@@ -208,10 +239,10 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
     None if anything is off (the whole file is then read the careful way, which says what)."""
     try:
         data = json.loads(head)
-        interned: dict[str, str] = {}
+        titles, anchors = Numbering(), Numbering()
         columns = None
         for pages in _page_batches(raw, start, end):
-            found = _quick(pages, interned)
+            found = _quick(pages, titles, anchors)
             if found is None:
                 return None
             if columns is None:
@@ -230,10 +261,13 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
     )
 
 
-def _quick(pages: list[Any], interned: dict[str, str]) -> PageColumns | None:
+def _quick(
+    pages: list[Any], heading_titles: Numbering, heading_anchors: Numbering
+) -> PageColumns | None:
     """The columns, if every page passes the quick checks; None to take the slow path.
     Each check is one pass in C (`map`, `set`) over a field of all pages. Duplicate URLs are
-    the caller's to find (pages may come in batches); heading texts are `interned`."""
+    the caller's to find (pages may come in batches); heading titles and anchors are
+    numbered in `heading_titles` and `heading_anchors`."""
     if not set(map(type, pages)) <= {dict}:
         return None
     urls = _field(pages, "url")
@@ -261,17 +295,19 @@ def _quick(pages: list[Any], interned: dict[str, str]) -> PageColumns | None:
     markdown = [u for u in optional["markdown_url"] if u is not None]
     if not all(map(_PLAIN_URL.fullmatch, markdown)):
         return None
-    headings = _outlines(pages, interned)
+    headings = _outlines(pages, heading_titles, heading_anchors)
     if headings is None:
         return None
     return PageColumns(urls, titles, sections, **optional, headings=headings)
 
 
-def _outlines(pages: list[dict[str, Any]], interned: dict[str, str]) -> Headings | None:
+def _outlines(
+    pages: list[dict[str, Any]], titles: Numbering, anchors: Numbering
+) -> Headings | None:
     """Every page's headings, checked all at once (None: take the slow path)."""
     raw = _field(pages, "outline")
     if raw.count(None) == len(raw):
-        return Headings.empty()
+        return Headings.empty(titles, anchors)
     if not _all_of(raw, list, type(None)):
         return None
     counts = [len(r) if r else 0 for r in raw]
@@ -283,28 +319,27 @@ def _outlines(pages: list[dict[str, Any]], interned: dict[str, str]) -> Headings
     levels = _field(entries, "level")
     if not _all_of(levels, int) or not set(levels) <= set(HEADING_LEVELS):
         return None
-    titles = _field(entries, "title")
-    if not _all_of(titles, str):
+    texts = _field(entries, "title")
+    if not _all_of(texts, str):
         return None
-    titles = list(map(str.strip, titles))
-    if not all(titles) or max(map(len, titles), default=0) > MAX_HEADING_LENGTH:
+    texts = list(map(str.strip, texts))
+    if not all(texts) or max(map(len, texts), default=0) > MAX_HEADING_LENGTH:
         return None
-    anchors = _field(entries, "anchor")
-    if not _all_of(anchors, str, type(None)):
+    ids = _field(entries, "anchor")
+    if not _all_of(ids, str, type(None)):
         return None
-    given = [a for a in anchors if a is not None]
-    if (
-        not all(map(_ANCHOR.fullmatch, given))
-        or max(map(len, given), default=0) > MAX_HEADING_LENGTH
-    ):
+    given = [a for a in ids if a is not None]
+    longest = max(map(len, given), default=0)
+    if longest > MAX_HEADING_LENGTH or not all(map(_ANCHOR.fullmatch, given)):
         return None
     page = array("l", itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
-    keep = interned.setdefault
     return Headings(
         page,
         array("B", levels),
-        list(map(keep, titles, titles)),
-        [a if a is None else keep(a, a) for a in anchors],
+        titles.numbers(texts),
+        anchors.numbers(ids),
+        titles.texts,
+        anchors.texts,
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import zlib
+from array import array
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
@@ -30,7 +31,7 @@ from urllib.parse import unquote
 import numpy as np
 
 from pinax.search.columns import PageColumns
-from pinax.search.pagetable import raw_path, raw_paths_of
+from pinax.search.pagetable import narrow, raw_path, raw_paths_of
 from pinax.search.tokens import (
     MAX_TOKEN_LENGTH,
     PART_WEIGHT,
@@ -259,7 +260,7 @@ def build(
     section_ids, section_n = analysis.number(sections)
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     headings = pages.headings
-    heading_ids, heading_n = analysis.number(headings.title)
+    heading_ids, heading_n = _each_of(analysis.number(headings.titles), headings.title)
     found = analysis.arrays()
     each_heading = _field(found, heading_ids, heading_n, np.arange(len(heading_n)), len(heading_n))
     del heading_ids, heading_n
@@ -287,6 +288,17 @@ def build(
     return arrays
 
 
+def _each_of(
+    numbered: tuple[np.ndarray, np.ndarray], which: array
+) -> tuple[np.ndarray, np.ndarray]:
+    """The chunk ids of texts given by number (`which[i]` in the texts `numbered` cut up),
+    as `_Chunks.number` gives them for the texts themselves."""
+    ids, per_text = numbered
+    starts = np.cumsum(per_text) - per_text
+    chosen = np.frombuffer(which, dtype=np.int_)
+    return ids[ragged(starts[chosen], per_text[chosen])], per_text[chosen]
+
+
 def _headings_of_pages(each: _Field, heading_page: np.ndarray, size: int) -> _Field:
     """The heading field: every heading's tokens (`each` is filed by heading) filed under
     its page."""
@@ -305,8 +317,8 @@ def _heading_terms(
     page_start = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(np.bincount(heading_page, minlength=size), out=page_start[1:])
     return {
-        "heading_start": page_start,
-        "heading_term_start": term_start,
+        "heading_start": narrow(page_start),
+        "heading_term_start": narrow(term_start),
         "heading_term": rank[each.term].astype(np.int32),
     }
 
@@ -316,7 +328,7 @@ def _title_terms(titles: _Field, rank: np.ndarray, size: int) -> dict[str, np.nd
     its title has is no reason to point into the page."""
     start = np.zeros(size + 1, dtype=np.int64)
     np.cumsum(np.bincount(titles.doc, minlength=size), out=start[1:])
-    return {"title_term_start": start, "title_term": rank[titles.term].astype(np.int32)}
+    return {"title_term_start": narrow(start), "title_term": rank[titles.term].astype(np.int32)}
 
 
 def _term_ranks(analysis: _Chunks) -> np.ndarray:

@@ -194,28 +194,28 @@ def build_table(
 
 def _outline_arrays(pages: PageColumns) -> dict[str, np.ndarray]:
     """Every page's headings: where each page's start (`outline_start`, one more than pages),
-    their levels, titles and anchors ("" where none is known: an anchor is never empty)."""
+    their levels, and their titles and anchors as numbers in tables of distinct texts (a
+    million pages' headings repeat: "Examples", "See also")."""
     headings = pages.headings
-    start = pages.outline_start
+    arrays = Strings.arrays(headings.titles, "heading_title")
+    arrays.update(Strings.arrays(headings.anchors, "heading_anchor"))
+    titles = np.frombuffer(headings.title, dtype=np.int_)
+    arrays["heading_title_id"] = titles.astype(np.int32)
+    arrays["heading_anchor_id"] = np.frombuffer(headings.anchor, dtype=np.int_).astype(np.int32)
     # Which headings share their text with another of the same page: those are named
     # with their parents (`Usage > Caveats`).
-    numbered: dict[str, int] = {}
-    titles = np.fromiter(
-        map(numbered.setdefault, headings.title, itertools.count()),
-        dtype=np.int64,
-        count=len(headings.title),
-    )
-    page = np.frombuffer(headings.page, dtype=np.int_).astype(np.int64)
-    keys = page * max(1, len(numbered)) + titles
+    page = np.frombuffer(headings.page, dtype=np.int_)
+    keys = page * max(1, len(headings.titles)) + titles
     _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
-    arrays = {
-        "outline_start": start,
-        "heading_level": np.frombuffer(headings.level, dtype=np.uint8).copy(),
-        "heading_repeats": counts[inverse] > 1,
-    }
-    arrays.update(Strings.arrays(headings.title, "heading_title"))
-    arrays.update(Strings.arrays([a or "" for a in headings.anchor], "heading_anchor"))
+    arrays["outline_start"] = narrow(pages.outline_start)
+    arrays["heading_level"] = np.frombuffer(headings.level, dtype=np.uint8).copy()
+    arrays["heading_repeats"] = counts[inverse] > 1
     return arrays
+
+
+def narrow(offsets: np.ndarray) -> np.ndarray:
+    """Offsets as uint32 when they fit (half the size, mapped or not)."""
+    return offsets.astype(np.uint32) if offsets[-1] < 1 << 32 else offsets
 
 
 def _root(url: str) -> str:
@@ -318,10 +318,14 @@ class PageTable(Sequence[Page]):
         self.outline_start = arrays["outline_start"]
         self._heading_level = arrays["heading_level"]
         self._heading_repeats = arrays["heading_repeats"]
-        self._heading_title = Strings(arrays["heading_title_data"], arrays["heading_title_offsets"])
-        self._heading_anchor = Strings(
+        self._heading_titles = Strings(
+            arrays["heading_title_data"], arrays["heading_title_offsets"]
+        )
+        self._heading_title_id = arrays["heading_title_id"]
+        self._heading_anchors = Strings(
             arrays["heading_anchor_data"], arrays["heading_anchor_offsets"]
         )
+        self._heading_anchor_id = arrays["heading_anchor_id"]
 
     def __len__(self) -> int:
         return len(self._urls)
@@ -384,23 +388,29 @@ class PageTable(Sequence[Page]):
 
     def heading(self, h: int) -> Heading:
         """Heading number `h` (of all pages' headings: see `outline_start`)."""
-        anchor = self._heading_anchor.get(h)
-        return Heading(self._heading_level.item(h), self._heading_title.get(h), anchor or None)
+        return Heading(self._heading_level.item(h), self._heading_title(h), self._heading_anchor(h))
+
+    def _heading_title(self, h: int) -> str:
+        return self._heading_titles.get(self._heading_title_id.item(h))
+
+    def _heading_anchor(self, h: int) -> str | None:
+        number = self._heading_anchor_id.item(h)
+        return self._heading_anchors.get(number) if number >= 0 else None
 
     def heading_place(self, i: int, h: int) -> tuple[str, str | None]:
         """Heading `h` of page `i` as get_page's `section` takes it: its text (`Parent >
         Child`, parents up to the top, when the text occurs more than once on the page) and
         its anchor, if known."""
-        text = self._heading_title.get(h)
+        text = self._heading_title(h)
         if self._heading_repeats.item(h):
             path = [text]
             level = self._heading_level.item(h)
             for parent in range(h - 1, self.outline_start.item(i) - 1, -1):
                 if self._heading_level.item(parent) < level:
-                    path.append(self._heading_title.get(parent))
+                    path.append(self._heading_title(parent))
                     level = self._heading_level.item(parent)
             text = " > ".join(reversed(path))
-        return text, self._heading_anchor.get(h) or None
+        return text, self._heading_anchor(h)
 
     def outline(self, i: int) -> tuple[Heading, ...]:
         start, end = self.outline_start.item(i), self.outline_start.item(i + 1)

@@ -134,9 +134,9 @@ class Docs:
             with self._lock:
                 if self._index is None:
                     arrays = self._arrays
-                    if "terms" not in arrays:
+                    if "terms" not in arrays:  # the page table's, and now the index's
                         assert self._source_pages is not None
-                        arrays = build(self._source_pages, self.base_path)
+                        arrays = {**arrays, **build(self._source_pages, self.base_path)}
                     self._index = SearchIndex(arrays, self.fields_of)
                     self._source_pages = None
         return self._index

@@ -23,7 +23,6 @@ when nothing else of the query is found, matched inside known words (substring).
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 import threading
@@ -197,9 +196,10 @@ class SearchIndex:
         self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
         # Read a few items at a time per hit: memoryviews index faster than arrays.
-        self._heading_start = _items(arrays["heading_start"])
-        self._heading_term_start = _items(arrays["heading_term_start"])
-        self._heading_term = _items(arrays["heading_term"])
+        self._heading_start = _items(arrays["outline_start"])  # the page table's headings
+        self._heading_text = _items(arrays["heading_title_id"])
+        self._text_term_start = _items(arrays["heading_text_term_start"])
+        self._text_term = _items(arrays["heading_text_term"])
         self._title_term_start = _items(arrays["title_term_start"])
         self._title_term = _items(arrays["title_term"])
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
@@ -361,31 +361,27 @@ class SearchIndex:
         first, last = self._heading_start[doc], self._heading_start[doc + 1]
         if first == last:
             return -1
-        starts = self._heading_term_start
-        lo = starts[first]
-        terms = self._heading_term[lo : starts[last]].tolist()
-        if weights.keys().isdisjoint(terms):
+        starts, terms_of = self._text_term_start, self._text_term
+        texts = self._heading_text[first:last].tolist()
+        keys = weights.keys()
+        matched = {}  # distinct texts in order of first appearance -> query terms they have
+        for text in dict.fromkeys(texts):
+            covered = keys & terms_of[starts[text] : starts[text + 1]].tolist()
+            if covered:
+                matched[text] = covered
+        if not matched:
             return -1
-        title = self._title_term[self._title_term_start[doc] : self._title_term_start[doc + 1]]
-        titled = title.tolist()
+        titled = self._title_term[
+            self._title_term_start[doc] : self._title_term_start[doc + 1]
+        ].tolist()
         rest = {term: w for term, w in weights.items() if term not in titled}
-        if rest.keys().isdisjoint(terms):
-            return -1
-        bounds = starts[first : last + 1].tolist()
-        if len(rest) == 1:  # one word left: the first heading that has it
-            at = terms.index(next(iter(rest)))
-            return first + bisect.bisect_right(bounds, lo + at) - 1
-        covered: dict[int, set[int]] = {}
-        for at in [at for at, term in enumerate(terms) if term in rest]:
-            heading = bisect.bisect_right(bounds, lo + at) - 1
-            covered.setdefault(heading, set()).add(terms[at])
         wanted = HEADING_COVER * sum(rest.values())
         best, most = -1, 0.0
-        for heading in sorted(covered):
-            score = sum(map(rest.__getitem__, covered[heading]))
-            if score >= wanted and score > most:
-                best, most = first + heading, score
-        return best
+        for text, covered in matched.items():  # a text's first heading is the earliest
+            score = sum(rest.get(term, 0.0) for term in covered)
+            if score and score >= wanted and score > most:
+                best, most = text, score
+        return -1 if best < 0 else first + texts.index(best)
 
     def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Up to k best pages for weighted terms and their raw scores, in no order."""

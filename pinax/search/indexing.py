@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import zlib
-from array import array
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
@@ -30,7 +29,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.search.columns import PageColumns
+from pinax.search.columns import Headings, PageColumns
 from pinax.search.pagetable import narrow, raw_path, raw_paths_of
 from pinax.search.tokens import (
     MAX_TOKEN_LENGTH,
@@ -260,10 +259,11 @@ def build(
     section_ids, section_n = analysis.number(sections)
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     headings = pages.headings
-    heading_ids, heading_n = _each_of(analysis.number(headings.titles), headings.title)
+    text_chunks, text_n_chunks = analysis.number(headings.titles)
     found = analysis.arrays()
-    each_heading = _field(found, heading_ids, heading_n, np.arange(len(heading_n)), len(heading_n))
-    del heading_ids, heading_n
+    distinct = len(headings.titles)
+    each_text = _field(found, text_chunks, text_n_chunks, np.arange(distinct), distinct)
+    del text_chunks, text_n_chunks
 
     fields = [_field(found, title_ids, title_n, every, size)]
     fields.append(_field(found, slug_ids, slug_n, every, size))
@@ -276,50 +276,40 @@ def build(
     fields.append(_phrases(analysis, stems, stem_page, size))
     title_keys = _title_keys(analysis, stems, stem_page, size)
     del stems, stem_page
-    heading_page = np.frombuffer(headings.page, dtype=np.int_).astype(np.int64)
-    fields.append(_headings_of_pages(each_heading, heading_page, size))
+    fields.append(_headings_of_pages(each_text, headings, size))
     rank = _term_ranks(analysis)
-    arrays = _heading_terms(each_heading, rank, heading_page, size)
+    arrays = _heading_text_terms(each_text, rank)
     arrays.update(_title_terms(fields[0], rank, size))
-    del each_heading, heading_page
+    del each_text
     arrays.update(_postings(analysis, fields, size, depth_prior(depths), rank))
     arrays["title_key"] = title_keys
     arrays["doc_depth"] = depths
     return arrays
 
 
-def _each_of(
-    numbered: tuple[np.ndarray, np.ndarray], which: array
-) -> tuple[np.ndarray, np.ndarray]:
-    """The chunk ids of texts given by number (`which[i]` in the texts `numbered` cut up),
-    as `_Chunks.number` gives them for the texts themselves."""
-    ids, per_text = numbered
-    starts = np.cumsum(per_text) - per_text
-    chosen = np.frombuffer(which, dtype=np.int_)
-    return ids[ragged(starts[chosen], per_text[chosen])], per_text[chosen]
+def _headings_of_pages(each_text: _Field, headings: Headings, size: int) -> _Field:
+    """The heading field: the tokens of every heading's text (`each_text` is filed by
+    distinct text) filed under its page."""
+    text = np.frombuffer(headings.title, dtype=np.int_)
+    page = np.frombuffer(headings.page, dtype=np.int_)
+    count = np.bincount(each_text.doc, minlength=len(each_text.lengths))  # doc is sorted
+    start = np.cumsum(count) - count
+    at = ragged(start[text], count[text])
+    doc = np.repeat(page, count[text]).astype(np.int32)
+    lengths = np.bincount(page, weights=each_text.lengths[text], minlength=size)
+    return _Field(each_text.term[at], each_text.half[at], doc, lengths)
 
 
-def _headings_of_pages(each: _Field, heading_page: np.ndarray, size: int) -> _Field:
-    """The heading field: every heading's tokens (`each` is filed by heading) filed under
-    its page."""
-    lengths = np.bincount(heading_page, weights=each.lengths, minlength=size)
-    return _Field(each.term, each.half, heading_page[each.doc].astype(np.int32), lengths)
-
-
-def _heading_terms(
-    each: _Field, rank: np.ndarray, heading_page: np.ndarray, size: int
-) -> dict[str, np.ndarray]:
-    """What tells which heading of a page a query found: every heading's terms
-    (`heading_term` from `heading_term_start[h]`) and each page's first heading."""
-    count = np.bincount(each.doc, minlength=len(each.lengths))
-    term_start = np.zeros(len(count) + 1, dtype=np.int64)
-    np.cumsum(count, out=term_start[1:])
-    page_start = np.zeros(size + 1, dtype=np.int64)
-    np.cumsum(np.bincount(heading_page, minlength=size), out=page_start[1:])
+def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:
+    """What tells which heading of a page a query found: the terms of each distinct heading
+    text (`heading_text_term` from `heading_text_term_start[text]`; a heading's text is
+    `heading_title_id` in the page table)."""
+    count = np.bincount(each_text.doc, minlength=len(each_text.lengths))
+    start = np.zeros(len(count) + 1, dtype=np.int64)
+    np.cumsum(count, out=start[1:])
     return {
-        "heading_start": narrow(page_start),
-        "heading_term_start": narrow(term_start),
-        "heading_term": rank[each.term].astype(np.int32),
+        "heading_text_term_start": narrow(start),
+        "heading_text_term": rank[each_text.term].astype(np.int32),
     }
 
 

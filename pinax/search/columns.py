@@ -6,6 +6,10 @@ tests that only ever accept what `from_dict` accepts; when one fails (or looks u
 as an IPv6 host), the manifest goes through `from_dict` after all, which either raises its
 exact error (file, place, problem) or returns pages that are turned into columns. So a bad
 manifest is still rejected whole, with the same message.
+
+Headings (a million pages have millions) are kept flat, their texts numbered in tables of
+distinct texts; a file in `manifest.dump`'s layout is parsed a few MB of page lines at a time,
+so that the parsed objects of every page never exist at once.
 """
 
 from __future__ import annotations
@@ -75,6 +79,14 @@ class Headings(NamedTuple):
     def empty(cls, titles: Numbering, anchors: Numbering) -> Headings:
         return cls(array("l"), array("B"), array("l"), array("l"), titles.texts, anchors.texts)
 
+    def heading(self, at: int) -> Heading:
+        anchor = self.anchor[at]
+        return Heading(
+            self.level[at],
+            self.titles[self.title[at]],
+            self.anchors[anchor] if anchor >= 0 else None,
+        )
+
     def extend(self, other: Headings, first_page: int) -> None:
         """Add another batch's headings (numbered in the same tables), its pages numbered
         from `first_page`."""
@@ -127,15 +139,7 @@ class PageColumns:
 
     def page(self, i: int) -> Page:
         start, end = self.outline_start[i : i + 2].tolist()
-        h = self.headings
-        outline = tuple(
-            Heading(
-                h.level[at],
-                h.titles[h.title[at]],
-                h.anchors[h.anchor[at]] if h.anchor[at] >= 0 else None,
-            )
-            for at in range(start, end)
-        )
+        outline = tuple(map(self.headings.heading, range(start, end)))
         return Page(*(getattr(self, name)[i] for name in PAGE_FIELDS), outline=outline)
 
     def extend(self, other: PageColumns) -> None:

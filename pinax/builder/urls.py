@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import re
-from ipaddress import ip_address
 from urllib.parse import quote, unquote, urljoin, urlsplit, urlunsplit
 
-from pinax.pages import Origin, origin_of
+from pinax.pages import Origin, ip_literal, origin_of
 
 _INDEX_FILE = re.compile(r"^index\.\w+$|^index$", re.I)
 _EXTENSION = re.compile(r"\.(html?|md|mdx|txt|php|aspx?)$", re.I)
@@ -86,7 +85,7 @@ def default_name(site_url: str) -> str:
     parts = urlsplit(site_url)
     host = (parts.hostname or "docs").lower()
     first_segment = next((s for s in parts.path.split("/") if s), "")
-    if host == "localhost" or _is_ip(host):
+    if host == "localhost" or ip_literal(host) is not None:
         # `127.0.0.1:8000` -> `127.0.0.1-8000`: an address has no name in it to take, and
         # two local sites differ by port.
         port = f"-{parts.port}" if parts.port else ""
@@ -102,14 +101,6 @@ def default_name(site_url: str) -> str:
         candidate = host.split(".")[0]
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", candidate).strip("-._")[:64]
     return name or "docs"
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def resolve(link: str, base: str) -> str | None:

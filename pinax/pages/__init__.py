@@ -7,8 +7,8 @@ the HTML parser on first use, so a process that never reads a page never imports
 - budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
   `SectionNotFound`.
 - cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`.
-- policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins` (where a fetch
-  may go).
+- policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
+  (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown).
 """
@@ -24,7 +24,14 @@ from pinax.pages.budget import (
     window,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
-from pinax.pages.policy import AddressPolicy, Origin, UrlPolicy, origin_of, site_origins
+from pinax.pages.policy import (
+    AddressPolicy,
+    Origin,
+    UrlPolicy,
+    ip_literal,
+    origin_of,
+    site_origins,
+)
 
 if TYPE_CHECKING:
     from pinax.pages.extract import decode_html
@@ -61,6 +68,7 @@ __all__ = [
     "decode_html",
     "default_cache_dir",
     "extract_page",
+    "ip_literal",
     "origin_of",
     "site_origins",
     "window",

@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from email.message import Message
 from email.utils import parsedate_to_datetime
-from ipaddress import ip_address
 from time import time
 from typing import Any
 from urllib.parse import urljoin
@@ -31,7 +30,7 @@ import httpx
 
 from pinax import __version__
 from pinax.errors import FetchFailed, InvalidArgs
-from pinax.pages.policy import AddressPolicy
+from pinax.pages.policy import AddressPolicy, ip_literal
 
 USER_AGENT = f"pinax/{__version__} (documentation index for coding agents)"
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
@@ -116,7 +115,7 @@ class GuardedBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         try:
             with anyio.fail_after(timeout):
-                found = [host] if _is_ip(host) else await self.resolver(host, port)
+                found = [host] if ip_literal(host) is not None else await self.resolver(host, port)
         except TimeoutError:
             raise httpcore.ConnectTimeout(f"looking up {host} timed out") from None
         except OSError as exc:
@@ -369,14 +368,6 @@ def _retry_after(value: str | None) -> str:
         except (TypeError, ValueError, OverflowError):
             return ""
     return f" (the site asks to retry after {max(0, seconds)} s)"
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ip_address(host)
-    except ValueError:
-        return False
-    return True
 
 
 def _reason(exc: httpx.HTTPError) -> str:

@@ -195,7 +195,7 @@ class UrlPolicy:
         if parsed.port is not None and not 0 < parsed.port < 65536:
             raise InvalidArgs(f"URL has an impossible port: {url!r}")
         _check_spelling(_written_host(authority), parsed, url)
-        literal = _ip_literal(parsed.host)
+        literal = ip_literal(parsed.host)
         if literal is not None and (reason := self.addresses.refusal(literal)):
             raise InvalidArgs(
                 f"{url} points at {reason}; refused (an operator can allow a network with "
@@ -217,7 +217,7 @@ def _written_host(authority: str) -> str:
     return authority.rsplit(":", 1)[0] if ":" in authority else authority
 
 
-def _ip_literal(host: str) -> Address | None:
+def ip_literal(host: str) -> Address | None:
     try:
         return ip_address(host)
     except ValueError:

@@ -48,6 +48,9 @@ _CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}$")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 PATH_SEPARATOR = ">"
+# A page entry's list of the page's own heading ids (None where a heading has none), one per
+# Markdown heading, from extraction: `section` may name a heading by the id the site gives it.
+HEADING_IDS = "heading_ids"
 
 
 class SectionNotFound(NotFound):
@@ -240,13 +243,13 @@ def window(
     markdown: str = page["markdown"]
     content_hash: str = page["content_hash"]
     doc = document(markdown, content_hash)
-    meta = {k: v for k, v in page.items() if k != "markdown"}
+    meta = {k: v for k, v in page.items() if k not in ("markdown", HEADING_IDS)}
     meta["total_tokens"] = doc.tokens
     inner: range | None = None  # the outline's headings, on a first call only
     if cursor is not None:
         start, end = decode_cursor(cursor, content_hash, len(markdown))
     elif section is not None:
-        heading = doc.find(section)
+        heading = _by_page_id(doc, page.get(HEADING_IDS), section) or doc.find(section)
         if heading is None:
             choices = [h.title for h in doc.headings] + [h.anchor for h in doc.headings]
             raise SectionNotFound(f"no section {section!r} on {page['url']}", choices)
@@ -500,6 +503,18 @@ def _slug(text: str) -> str:
     """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
     plain = _LINK.sub(r"\1", text).strip().lower()
     return _NOT_SLUG.sub("", plain).replace(" ", "-")
+
+
+def _by_page_id(doc: Document, ids: Any, section: str) -> Heading | None:
+    """The heading whose id on the page (its HTML id, as recorded in a manifest's outline)
+    is exactly `section` (a leading '#' allowed)."""
+    if not isinstance(ids, list) or len(ids) != len(doc.headings):
+        return None
+    wanted = section.strip().lstrip("#")
+    for heading, anchor in zip(doc.headings, ids, strict=True):
+        if anchor == wanted:
+            return heading
+    return None
 
 
 def _looked_up(section: str) -> tuple[str, str]:

@@ -27,7 +27,7 @@ from urllib.parse import urljoin
 import anyio
 
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
-from pinax.pages.budget import Document, document
+from pinax.pages.budget import HEADING_IDS, Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.policy import UrlPolicy
@@ -168,7 +168,10 @@ class PageReader:
                     "run scripts; look for the same content in another page of these docs"
                 )
             title = extracted.title or title_hint
-            return _entry(url, response.url, "html", response, title, extracted.markdown), "miss"
+            entry = _entry(url, response.url, "html", response, title, extracted.markdown)
+            if any(heading.anchor for heading in extracted.headings):
+                entry[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
+            return entry, "miss"
         raise FetchFailed(f"{url}: more than {MAX_STUB_HOPS} redirect stubs in a row")
 
     async def _revalidate(self, previous: dict[str, Any]) -> Response | None:

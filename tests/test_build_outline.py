@@ -188,6 +188,41 @@ def test_a_page_served_as_markdown_gives_its_headings(site: Site) -> None:
     ]
 
 
+def test_a_markdown_twin_gives_the_outline_get_page_will_read(site: Site) -> None:
+    twin = "# Guide\n\n## Install\n\nText.\n\n## Configure {#config}\n"
+    site.add("/guide.md", Reply(200, twin.encode(), {"Content-Type": "text/markdown"}))
+    site.add("/guide", html('<h1>Guide</h1><h2 id="other">Other</h2>'))
+    site.add("/broken.md", Reply(404, b"gone", {"Content-Type": "text/plain"}))
+    site.add("/broken", html('<h1>B</h1><h2 id="from-html">From HTML</h2>'))
+    llms = f"# Site\n\n- [Guide]({site.url('/guide.md')})\n- [B]({site.url('/broken.md')})\n"
+    built, _ = run_build(site.add("/llms.txt", Reply(200, llms.encode())), outline=True)
+    guide = page(built, site.url("/guide"))
+    assert guide.markdown_url == site.url("/guide.md")
+    assert [tuple(h) for h in guide.outline] == [(2, "Install", None), (2, "Configure", "config")]
+    assert site.hits("/guide") == 0  # the twin sufficed
+    assert [h.anchor for h in page(built, site.url("/broken")).outline] == ["from-html"]
+
+
+def test_an_unexpected_error_on_one_page_is_counted_not_raised(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pinax.builder import outlines
+
+    real = outlines._extract
+
+    def flaky(response):  # a bug that only one page triggers
+        if response.url.endswith("/bad"):
+            raise RuntimeError("boom")
+        return real(response)
+
+    monkeypatch.setattr(outlines, "_extract", flaky)
+    site.add("/bad", html("<h1>B</h1><h2>X</h2>"))
+    site.add("/good", html('<h1>G</h1><h2 id="y">Y</h2>'))
+    built, reporter = run_build(sitemap(site, ["/bad", "/good"]), outline=True)
+    assert [h.anchor for h in page(built, site.url("/good")).outline] == ["y"]
+    assert "1 failed (internal error)" in " ".join(reporter.warnings)
+
+
 @pytest.mark.slow
 def test_outlines_of_every_generator_meet_the_bars() -> None:
     """The issue's bars, measured by bench/bench_outline.py on every fixture page."""

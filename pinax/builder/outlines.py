@@ -4,8 +4,9 @@ Why one reader: a page fetched for its outline also gives its title, so `--title
 --outline` costs one request per page. Each page goes through get_page's own fetcher limits
 and extraction (`extract_page`), so the outline holds the main content's h2..h6, never the
 navigation, sidebars, tables of contents or footers, and each anchor is one get_page opens
-with `section=anchor`. Served Markdown (a page that answers as `text/markdown`) gives its
-headings without anchors.
+with `section=anchor`. Markdown gives headings without anchors (but an explicit `{#id}`): a
+page's Markdown twin (`markdown_url`, which get_page reads first) or a page that answers as
+`text/markdown`.
 
 Politeness: `--concurrency` pages at once, at most `PER_HOST` on one host, `--delay` (or
 robots.txt's Crawl-delay) between two request starts on a host, robots.txt honoured, and a
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import os
 import re
 from collections import Counter
@@ -49,6 +51,7 @@ DEFAULT_RETRY_WAIT = 5.0  # a 429 without Retry-After
 _RETRY_AFTER = re.compile(r"retry after (\d+) s")
 _ANCHOR = re.compile(rf"[^\s#]{{1,{MAX_HEADING_LENGTH}}}")
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+log = logging.getLogger("pinax.builder")
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,11 @@ async def read_pages(
                 problems["failed"] += 1
                 if not first_failure:
                     first_failure.append(exc.message)
+            except Exception as exc:  # a bug on one hostile page must not end the build
+                log.warning("outline of %s failed", page.url, exc_info=True)
+                problems["failed (internal error)"] += 1
+                if not first_failure:
+                    first_failure.append(f"{page.url}: {type(exc).__name__}")
             finally:
                 progress.advance()
 
@@ -219,6 +227,10 @@ async def _read(
         return Read(before.title, before.outline, "unchanged (lastmod)")
     if not await access.may_crawl(page.url):
         raise _Failed("disallowed by robots.txt")
+    if page.markdown_url:  # get_page reads the twin first: the outline is the twin's
+        twin = await _twin(page.markdown_url, access, fetcher)
+        if twin is not None:
+            return twin
     headers = {"Accept": "text/html, text/markdown;q=0.9, */*;q=0.1"}
     if known:
         headers.update(validators.headers(page.url))
@@ -244,6 +256,21 @@ async def _read(
     if extracted.js_shell:
         raise _Failed("rendered by JavaScript")
     return Read(title, outline_of(extracted.headings), "fetched")
+
+
+async def _twin(url: str, access: SiteAccess, fetcher: Fetcher) -> Read | None:
+    """The outline of a page's Markdown twin, or None when the twin is not Markdown or
+    fails (the HTML page is read instead)."""
+    try:
+        response = await _get(url, {"Accept": "text/markdown, text/plain;q=0.5"}, access, fetcher)
+    except (_Failed, PinaxError):
+        return None
+    if not response.media_type.startswith("text/") or is_html(response.media_type, response.body):
+        return None
+    title, outline = markdown_outline(
+        response.body.decode(response.charset or "utf-8", errors="replace")
+    )
+    return Read(title, outline, "fetched (Markdown twin)")
 
 
 def outline_of(headings: tuple) -> tuple[Heading, ...]:

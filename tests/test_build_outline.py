@@ -203,6 +203,31 @@ def test_a_markdown_twin_gives_the_outline_get_page_will_read(site: Site) -> Non
     assert [h.anchor for h in page(built, site.url("/broken")).outline] == ["from-html"]
 
 
+def test_an_llms_full_txt_gives_outlines_without_fetching_the_pages(site: Site) -> None:
+    site.add("/intro", html('<h1>Intro</h1><h2 id="x">From HTML</h2>'))
+    site.add("/guide", html('<h1>Guide</h1><h2 id="y">From HTML</h2>'))
+    site.add("/extra", html('<h1>Extra</h1><h2 id="z">Only in HTML</h2>'))
+    full = (
+        "# Docs\n\n> all of it\n\n"
+        f"# Intro\nSource: {site.url('/intro')}\n\n## Why\n\n```md\n# Not a page\n"
+        f"Source: {site.url('/extra')}\n## Not a heading\n```\n\n### Details {{#details}}\n\n"
+        f"# Guide\n\nSource: <{site.url('/guide.md')}>\n\n## Steps\n"
+    )
+    site.add("/llms-full.txt", Reply(200, full.encode(), {"Content-Type": "text/plain"}))
+    links = "".join(f"- [{p}]({site.url('/' + p)})\n" for p in ("intro", "guide", "extra"))
+    built, reporter = run_build(
+        site.add("/llms.txt", Reply(200, f"# Docs\n\n{links}".encode())), outline=True
+    )
+    outlines = {p.url.rsplit("/", 1)[1]: [tuple(h) for h in p.outline] for p in built.pages}
+    assert outlines == {
+        "intro": [(2, "Why", None), (3, "Details", "details")],
+        "guide": [(2, "Steps", None)],
+        "extra": [(2, "Only in HTML", "z")],  # not in the full text: fetched
+    }
+    assert (site.hits("/intro"), site.hits("/guide"), site.hits("/extra")) == (0, 0, 1)
+    assert any("the outlines of 2 of 3 pages" in note for note in reporter.notes)
+
+
 def test_an_unexpected_error_on_one_page_is_counted_not_raised(
     site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:

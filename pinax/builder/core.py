@@ -61,7 +61,9 @@ async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manif
     if options.outline:
         previous = {page.url: page for page in (*found.previous, *options.previous)}
         validators = Validators.for_site(options.cache_dir, display_site(base))
-        pages, site_title = await read_pages(pages, access, options, reporter, previous, validators)
+        pages, site_title = await read_pages(
+            pages, access, options, reporter, previous, validators, found.outlines
+        )
     elif options.titles == "fetch" and not found.titled:
         pages, site_title = await fetch_titles(pages, access, options, reporter)
     name = options.name or found.name or default_name(base)

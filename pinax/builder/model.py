@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pinax.manifest import Page
+from pinax.manifest import Heading, Page
 from pinax.pages import Limits
 
 TitleMode = Literal["slug", "fetch"]
@@ -61,3 +61,5 @@ class Found:
     titled: bool = True  # False: titles are guesses from URLs; --titles fetch can do better
     name: str | None = None  # the name it gives the manifest (a manifest as the source)
     previous: tuple[Page, ...] = ()  # pages whose outlines a rebuild may reuse
+    outlines: dict[str, tuple[Heading, ...]] = field(default_factory=dict)  # by page URL,
+    # read without fetching the pages (an llms-full.txt)

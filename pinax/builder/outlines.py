@@ -138,12 +138,14 @@ async def read_pages(
     reporter: Reporter,
     previous: Mapping[str, Page] | None = None,
     validators: Validators | None = None,
+    known: Mapping[str, tuple[Heading, ...]] | None = None,
 ) -> tuple[list[Page], str | None]:
     """The pages with their outlines (and, with `--titles fetch`, their titles), and the
     site name the titles share."""
     if not pages:
         return pages, None
     previous = previous or {}
+    known = {} if options.titles == "fetch" else (known or {})  # titles need the page
     validators = validators or Validators(None)
     access.delay = max(options.delay, await access.crawl_delay(pages[0].url))
     fetcher = Fetcher(access.check, Limits(), addresses=access.fetcher.addresses)
@@ -156,6 +158,10 @@ async def read_pages(
     async def worker() -> None:
         for i in todo:
             page = pages[i]
+            if page.url in known:
+                found[i] = Read(None, known[page.url], "from llms-full.txt")
+                progress.advance()
+                continue
             host = urlsplit(page.url).netloc
             gate = hosts.setdefault(host, asyncio.Semaphore(PER_HOST))
             try:

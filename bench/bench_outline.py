@@ -155,9 +155,11 @@ def page_rules(fixture: Fixture) -> Counter[str]:
     if main is None:
         return rules
     drop_boilerplate(main)
-    for node in main.css(HEADINGS):
+    nodes = main.css(HEADINGS)
+    taken = {node.attributes.get("id") for node in nodes} - {None}
+    for node in nodes:
         if node.tag != "h1":
-            rules[anchor_and_rule(node)[1] or "none"] += 1
+            rules[anchor_and_rule(node, taken)[1] or "none"] += 1
     return rules
 
 

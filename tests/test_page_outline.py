@@ -41,6 +41,14 @@ def test_without_ids_the_permalink_names_the_anchor_and_leaves_the_text() -> Non
     assert headings(body)[1:] == [(2, "Intro", None)]  # an anchor with a space is no anchor
 
 
+def test_a_permalink_to_another_headings_id_is_not_this_headings_anchor() -> None:
+    body = (
+        '<h2 id="headings">Headings</h2><p>demo:</p>'
+        '<h3><a href="#headings" class="anchor-heading"></a> Heading 3</h3><p>t</p>'
+    )
+    assert headings(body)[1:] == [(2, "Headings", "headings"), (3, "Heading 3", None)]
+
+
 def test_a_named_target_inside_the_heading_is_the_last_resort() -> None:
     assert headings('<h2><a name="old-style"></a>Old style</h2><p>t</p>')[1:] == [
         (2, "Old style", "old-style")

@@ -7,9 +7,10 @@ stripped, then `aligned_headings` pairs each Markdown heading with the heading e
 came from, so get_page knows the page's own ids beside its Markdown slugs.
 
 Where a heading's anchor comes from, first match wins:
-1. its `id` (Docusaurus, VitePress, Docsy, just-the-docs, mdBook, MkDocs);
+1. its `id` (Docusaurus, VitePress, Docsy, just-the-docs, mdBook, MkDocs Material);
 2. the `id` of the `<section>` it opens (Sphinx: docutils puts ids on sections, not headings);
-3. its own permalink, an `<a href="#...">` inside it (mdBook and MkDocs themes without ids);
+3. its own permalink, an `<a href="#...">` inside it, unless that names another heading's id
+   (themes that give headings no id; none of the fixture generators needs it);
 4. an `<a id>` / `<a name>` target inside it (hand-written and older HTML).
 An anchor with whitespace or `#` in it, or longer than `MAX_ANCHOR_LENGTH`, is not kept.
 """
@@ -45,28 +46,35 @@ class PageHeading(NamedTuple):
 
 def mark_anchors(main: LexborNode) -> None:
     """Record each heading's anchor on it (rules above), before normalizing drops permalinks."""
-    for node in main.css(HEADINGS):
-        anchor = heading_anchor(node)
+    nodes = main.css(HEADINGS)
+    taken = {node.attributes.get("id") for node in nodes} - {None}
+    for node in nodes:
+        anchor = heading_anchor(node, taken)
         if anchor is not None:
             node.attrs[ANCHOR_ATTRIBUTE] = anchor
 
 
-def heading_anchor(node: LexborNode) -> str | None:
+def heading_anchor(node: LexborNode, taken: set[str] | None = None) -> str | None:
     """The anchor a link to this heading uses, by the rules in the module docstring."""
-    return anchor_and_rule(node)[0]
+    return anchor_and_rule(node, taken)[0]
 
 
-def anchor_and_rule(node: LexborNode) -> tuple[str | None, str | None]:
+def anchor_and_rule(
+    node: LexborNode, taken: set[str] | None = None
+) -> tuple[str | None, str | None]:
     """The heading's anchor and the rule that found it ("id", "section", "permalink",
-    "target"), or (None, None): the benchmark reports which rules each generator needs."""
+    "target"), or (None, None): the benchmark reports which rules each generator needs.
+    A permalink to another heading's id (`taken`) is not this heading's: just-the-docs links
+    the demo headings of its typography page to the section they stand in."""
     parent = node.parent
     candidates = [("id", node.attributes.get("id"))]
     if parent is not None and parent.tag == "section" and _first_heading(parent, node):
         candidates.append(("section", parent.attributes.get("id")))
     for link in node.css("a[href]"):
         href = (link.attributes.get("href") or "").strip()
-        if href.startswith("#") and len(href) > 1:
-            candidates.append(("permalink", unquote(href[1:])))
+        target = unquote(href[1:])
+        if href.startswith("#") and target and target not in (taken or ()):
+            candidates.append(("permalink", target))
     for link in node.css("a[id], a[name]"):
         candidates.append(("target", link.attributes.get("id") or link.attributes.get("name")))
     for rule, candidate in candidates:

@@ -107,3 +107,18 @@ def test_real_pages_sections_open_by_their_html_ids(tmp_path: Path, site: Site, 
         assert read(tools, url, section=heading.anchor)["section"]["heading"].replace(
             "`", ""
         ) == heading.title.replace("`", "")
+
+
+def test_the_pages_ids_open_the_sections_of_the_markdown_it_advertises(
+    tmp_path: Path, site: Site
+) -> None:
+    """Docsy serves its own Markdown (headings like `blocks/cover <a id="blockscover"></a>`);
+    get_page reads that, and the HTML's ids (`blocks-cover`) still open its sections."""
+    from tests.test_page_sources import docsy_alternate
+
+    meta, _, url, _ = docsy_alternate(site, "content-shortcodes")
+    tools = open_tools(tmp_path, site, [meta["url_path"]])
+    answer = read(tools, url, section="blocks-cover")
+    assert answer["source"] == "markdown-alternate"
+    assert answer["section"]["heading"].startswith("`blocks/cover`")
+    assert read(tools, url, section="blocks")["section"]["heading"].startswith("`blocks/*`")

@@ -33,6 +33,8 @@ _ANCHOR = re.compile(rf"[^\s#]{{1,{MAX_ANCHOR_LENGTH}}}")
 _WORD = re.compile(r"[^\W_]+")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_TAG = re.compile(r"</?[a-z][\w-]*(?:\s[^<>]{0,500})?/?>")
+_EMOJI_CODE = re.compile(r"(?<![\w:]):[a-z0-9_+-]{1,40}:(?![\w:])")
 _MARKS = re.compile(r"`|\*\*|__")
 
 
@@ -122,8 +124,12 @@ def aligned_headings(main: LexborNode, titles: list[tuple[int, str]]) -> tuple[P
 
 
 def key(text: str) -> str:
-    """A heading's words, lower case: what both sides of the matching compare."""
-    return " ".join(_WORD.findall(_LINK.sub(r"\1", text).casefold()))
+    """A heading's words, lower case: what both sides of the matching compare. Inline HTML
+    (`<a id="x"></a>` in served Markdown) and emoji shortcodes (`:warning:`, a glyph on the
+    rendered page) are not words, unless nothing else is (a heading that names `<form>`)."""
+    text = _LINK.sub(r"\1", text).casefold()
+    words = _WORD.findall(_EMOJI_CODE.sub(" ", _TAG.sub(" ", text)))
+    return " ".join(words or _WORD.findall(text))
 
 
 def plain_title(markdown: str) -> str:
@@ -135,3 +141,25 @@ def plain_title(markdown: str) -> str:
 def _clean(text: str) -> str:
     text = " ".join(strip_invisible(text).replace("\u00a0", " ").split())
     return text.rstrip("¶#§🔗").strip()
+
+
+def ids_for(titles: list[str], headings: tuple[PageHeading, ...]) -> list[str | None] | None:
+    """The page's own ids for the headings of another Markdown rendering of it (`titles`, in
+    order: the Markdown version a page advertises), matched by words as `aligned_headings`
+    does; None when no heading gets one."""
+    ids: list[str | None] = []
+    at = 0
+    for title in titles:
+        wanted = key(title)
+        match = next(
+            (
+                i
+                for i in range(at, min(at + LOOKAHEAD, len(headings)))
+                if wanted and key(headings[i].title) == wanted
+            ),
+            None,
+        )
+        ids.append(None if match is None else headings[match].anchor)
+        if match is not None:
+            at = match + 1
+    return ids if any(ids) else None

@@ -160,6 +160,7 @@ class PageReader:
                 twin = await self._markdown_at(extracted.markdown_alternate, fetched)
                 if twin is not None:
                     entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
+                    _page_ids(entry, extracted)  # the HTML's ids open the Markdown's sections
                     return entry, "miss"
             if extracted.js_shell:
                 raise FetchFailed(
@@ -274,6 +275,16 @@ def _site_unavailable(exc: FetchFailed) -> bool:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _page_ids(entry: dict[str, Any], extracted: Extracted) -> None:
+    """Keep the page's own heading ids beside the Markdown of an advertised alternate."""
+    from pinax.pages.outline import ids_for
+
+    headings = document(entry["markdown"], entry["content_hash"]).headings
+    ids = ids_for([heading.title for heading in headings], extracted.headings)
+    if ids is not None:
+        entry[HEADING_IDS] = ids
 
 
 def _extract(response: Response) -> Extracted:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from pinax import manifest as manifest_io
-from pinax.builder.outlines import MAX_RETRY_WAIT
+from pinax.builder.outlines import MAX_RETRY_WAIT, PER_HOST
 from pinax.cli import app
 from tests.build_support import run_build
 from tests.conftest import shared_path
@@ -172,10 +174,43 @@ def test_a_429_waits_out_its_retry_after(site: Site) -> None:
         return next(answers, None) or html('<h1>P</h1><h2 id="in">In</h2>')
 
     site.add("/p", answer)
+    started = time.monotonic()
     built, _ = run_build(sitemap(site, ["/p"]), outline=True)
     assert [h.anchor for h in built.pages[0].outline] == ["in"]
     assert site.hits("/p") == 2
-    assert MAX_RETRY_WAIT >= 1
+    assert time.monotonic() - started >= 0.9  # the site's second, waited out
+
+
+def test_a_retry_after_too_long_to_wait_fails_only_that_page(site: Site) -> None:
+    wait = str(int(MAX_RETRY_WAIT) + 1)
+    site.add("/busy", Reply(429, b"later", {"Retry-After": wait}))
+    site.add("/ok", html('<h1>O</h1><h2 id="k">K</h2>'))
+    started = time.monotonic()
+    built, reporter = run_build(sitemap(site, ["/busy", "/ok"]), outline=True)
+    assert time.monotonic() - started < 10 and site.hits("/busy") == 1
+    assert [h.anchor for h in page(built, site.url("/ok")).outline] == ["k"]
+    assert "1 HTTP 429" in " ".join(reporter.warnings)
+
+
+def test_a_few_connections_per_host_whatever_the_concurrency(site: Site) -> None:
+    lock = threading.Lock()
+    now = {"in": 0, "most": 0}
+
+    def slow(request: Request) -> Reply:
+        with lock:
+            now["in"] += 1
+            now["most"] = max(now["most"], now["in"])
+        time.sleep(0.15)
+        with lock:
+            now["in"] -= 1
+        return html('<h1>P</h1><h2 id="a">A</h2>')
+
+    paths = [f"/p{i}" for i in range(12)]
+    for path in paths:
+        site.add(path, slow)
+    built, _ = run_build(sitemap(site, paths), outline=True, concurrency=16)
+    assert all(p.outline for p in built.pages)
+    assert 2 <= now["most"] <= PER_HOST
 
 
 def test_a_page_served_as_markdown_gives_its_headings(site: Site) -> None:

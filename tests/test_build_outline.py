@@ -263,6 +263,18 @@ def test_an_llms_full_txt_gives_outlines_without_fetching_the_pages(site: Site) 
     assert any("the outlines of 2 of 3 pages" in note for note in reporter.notes)
 
 
+def test_an_llms_full_txt_without_source_lines_names_no_pages(site: Site) -> None:
+    site.add("/a", html('<h1>A</h1><h2 id="x">X</h2>'))
+    full = "# Docs\n\n## A\n\n" + "#" + " " * 50_000 + "x\n## " + "a " * 50_000 + "\n"
+    site.add("/llms-full.txt", Reply(200, full.encode(), {"Content-Type": "text/plain"}))
+    llms = f"# Docs\n\n- [A]({site.url('/a')})\n- [Full]({site.url('/llms-full.txt')})\n"
+    started = time.monotonic()
+    built, _ = run_build(site.add("/llms.txt", Reply(200, llms.encode())), outline=True)
+    assert time.monotonic() - started < 10  # long lines of spaces cost linear time
+    assert [h.anchor for h in built.pages[0].outline] == ["x"]  # fetched: no page named
+    assert site.hits("/a") == 1
+
+
 def test_an_unexpected_error_on_one_page_is_counted_not_raised(
     site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pinax.manifest import Heading
 
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_CUSTOM_ID = re.compile(r"\s*\{#([^\s#}]{1,500})\}\s*$")
+MAX_LINE = 2000  # a longer line is no heading worth an outline entry (titles stop at 500)
+_ANCHOR_TEXT = re.compile(r"[^\s#{}]{1,500}")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MARKS = re.compile(r"`|\*\*|__|<[^>\n]{0,200}>")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
@@ -38,20 +38,47 @@ def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
         if opener:
             fence = opener.group(1)
             continue
-        match = _HEADING.match(line) if line.lstrip(" ").startswith("#") else None
-        if match is None:
+        found_heading = _atx(line)
+        if found_heading is None:
             continue
-        text, anchor = match.group(2), None
-        custom = _CUSTOM_ID.search(text)
-        if custom:
-            text, anchor = text[: custom.start()], custom.group(1)
+        level, text = found_heading
+        text, anchor = _custom_id(text)
         text = " ".join(_ESCAPE.sub(r"\1", _MARKS.sub("", _LINK.sub(r"\1", text))).split())
-        level = len(match.group(1))
         if level == 1 and title is None:
             title = text or None
         elif text:
             found.append((level, text, anchor))
     return title, outline_of(tuple(found))
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """An ATX heading's level and text, or None. By hand, not by regex: a regex with an
+    optional closing sequence backtracks quadratically on a long run of spaces."""
+    if len(line) > MAX_LINE:
+        return None
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
+        return None
+    level = len(stripped) - len(stripped.lstrip("#"))
+    rest = stripped[level:]
+    if level > 6 or (rest and rest[0] not in " \t"):
+        return None
+    text = rest.strip(" \t")
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):
+        text = closed.rstrip(" \t")
+    return level, text
+
+
+def _custom_id(text: str) -> tuple[str, str | None]:
+    """A heading's text without its trailing `{#id}`, and the id (None without one)."""
+    if not text.endswith("}"):
+        return text, None
+    start = text.rfind("{#")
+    anchor = text[start + 2 : -1] if start >= 0 else ""
+    if not _ANCHOR_TEXT.fullmatch(anchor):
+        return text, None
+    return text[:start].rstrip(), anchor
 
 
 _SOURCE_LINE = re.compile(r"(?:source|url)\s*:\s*<?(https?://[^\s>]+)>?\s*$", re.I)
@@ -85,5 +112,6 @@ def full_text_pages(text: str) -> Iterator[tuple[str, str]]:
             if source:
                 starts.append((i, source.group(1)))
                 break
-    for (start, url), end in zip(starts, [s for s, _ in starts[1:]] + [len(lines)], strict=True):
+    ends = [start for start, _ in starts[1:]] + [len(lines)]
+    for (start, url), end in zip(starts, ends[: len(starts)], strict=True):
         yield url, "\n".join(lines[start:end])

@@ -192,6 +192,22 @@ def test_a_retry_after_too_long_to_wait_fails_only_that_page(site: Site) -> None
     assert "1 HTTP 429" in " ".join(reporter.warnings)
 
 
+def test_a_crawl_reads_each_page_once_for_its_links_and_its_outline(site: Site) -> None:
+    site.add(
+        "/", html('<h1>Home</h1><h2 id="start">Start</h2><a href="/a">a</a> <a href="/b">b</a>')
+    )
+    site.add("/a", html('<h1>A</h1><h2 id="x">X</h2><a href="/b">b</a>'))
+    site.add("/b", html("<h1>B</h1><p>no headings below the title</p>"))
+    built, reporter = run_build(site.url("/"), outline=True)
+    assert {p.url.rsplit("/", 1)[1]: [h.anchor for h in p.outline] for p in built.pages} == {
+        "": ["start"],
+        "a": ["x"],
+        "b": [],
+    }
+    assert [site.hits(p) for p in ("/", "/a", "/b")] == [1, 1, 1]
+    assert any("3 read with the source" in note for note in reporter.notes)
+
+
 def test_a_few_connections_per_host_whatever_the_concurrency(site: Site) -> None:
     lock = threading.Lock()
     now = {"in": 0, "most": 0}

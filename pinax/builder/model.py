@@ -62,4 +62,4 @@ class Found:
     name: str | None = None  # the name it gives the manifest (a manifest as the source)
     previous: tuple[Page, ...] = ()  # pages whose outlines a rebuild may reuse
     outlines: dict[str, tuple[Heading, ...]] = field(default_factory=dict)  # by page URL,
-    # read without fetching the pages (an llms-full.txt)
+    # read with the source, so the pages need no fetch of their own (llms-full.txt, a crawl)

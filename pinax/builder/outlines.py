@@ -159,7 +159,7 @@ async def read_pages(
         for i in todo:
             page = pages[i]
             if page.url in known:
-                found[i] = Read(None, known[page.url], "from llms-full.txt")
+                found[i] = Read(None, known[page.url], "read with the source")
                 progress.advance()
                 continue
             host = urlsplit(page.url).netloc
@@ -277,6 +277,21 @@ async def _twin(url: str, access: SiteAccess, fetcher: Fetcher) -> Read | None:
         response.body.decode(response.charset or "utf-8", errors="replace")
     )
     return Read(title, outline, "fetched (Markdown twin)")
+
+
+async def outline_of_response(response: Response) -> tuple[Heading, ...] | None:
+    """The outline of an HTML page fetched for another reason (a crawl), or None when it has
+    none to give (over get_page's size limit, a redirect stub, rendered by JavaScript, refused
+    by extraction): the page is then read on its own, like any other."""
+    if len(response.body) > Limits().max_bytes or not is_html(response.media_type, response.body):
+        return None
+    try:
+        extracted = await asyncio.to_thread(_extract, response)
+    except PinaxError:
+        return None
+    if extracted.refresh_url or extracted.js_shell:
+        return None
+    return outline_of(extracted.headings)
 
 
 def outline_of(headings: tuple) -> tuple[Heading, ...]:

@@ -12,6 +12,8 @@ What it measures, over ../shared/fixtures/sites (real pages, each beside its aut
   the same loopback site, opens at that heading (the section it returns has the recorded
   heading's words).
 - which anchor rule (pinax/pages/outline.py) gave each generator's anchors.
+Docsy pages advertise their Markdown (`<link rel=alternate type=text/markdown>`); it is served
+beside them, as the live site does, so get_page reads it as it would there.
 The redirect stubs and the JavaScript-only page of hard-cases have no content of their own:
 they are served (their failures are counted) but not scored.
 

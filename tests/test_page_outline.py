@@ -3,11 +3,13 @@ get_page opening a section by that anchor."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 
 from pinax.pages import extract_page
+from pinax.pages.budget import Document
 from tests.fixture_pages import open_tools, read, serve
 from tests.http_site import Reply, Site
 
@@ -122,3 +124,22 @@ def test_the_pages_ids_open_the_sections_of_the_markdown_it_advertises(
     assert answer["source"] == "markdown-alternate"
     assert answer["section"]["heading"].startswith("`blocks/cover`")
     assert read(tools, url, section="blocks")["section"]["heading"].startswith("`blocks/*`")
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [" " * 200_000 + "b", "[" * 200_000, "[x](" * 50_000, "x" + " " * 200_000 + "{#a}"],
+    ids=["spaces", "brackets", "open-links", "spaces-then-id"],
+)
+def test_hostile_heading_lines_cost_linear_time(heading: str) -> None:
+    """Heading lines are read with regexes that never rescan a run (a lazy match before an
+    optional closing sequence took minutes on 200,000 spaces): get_page's sections, the
+    outline's words, the build's Markdown outlines."""
+    from pinax.builder.markdown_outline import markdown_outline
+    from pinax.pages.outline import key, plain_title
+
+    started = time.monotonic()
+    doc = Document(f"## a{heading}\n## [{heading}](x)\n")
+    key(heading), plain_title(heading), markdown_outline(f"## a{heading}\n")
+    assert time.monotonic() - started < 5
+    assert [h.level for h in doc.headings] == [2, 2]

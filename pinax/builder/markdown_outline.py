@@ -17,7 +17,7 @@ from pinax.manifest import Heading
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 MAX_LINE = 2000  # a longer line is no heading worth an outline entry (titles stop at 500)
 _ANCHOR_TEXT = re.compile(r"[^\s#{}]{1,500}")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"!?\[([^\][]*)\]\([^()]*\)")  # linear: no run rescanned
 _MARKS = re.compile(r"`|\*\*|__|<[^>\n]{0,200}>")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 

@@ -43,9 +43,13 @@ CROWDED_SLICE_BYTES = 1000  # ...unless naming every heading needs more: then al
 MIN_SLICE_BYTES = 200  # a slice smaller than this cannot make progress worth a call
 
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}$")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# ATX heading: up to 3 spaces, 1-6 '#', then whitespace and the text. The optional closing
+# '#'s and trailing blanks are cut in `_atx_text`, not by the regex: a lazy `(.*?)` before an
+# optional `[ \t]+#+[ \t]*$` backtracks quadratically on a long run of spaces (a hostile page's
+# `<h2>` full of &nbsp;).
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")
+_CUSTOM_ID = re.compile(r"\{#([\w.:-]+)\}$")  # the blanks before it: stripped after
+_LINK = re.compile(r"!?\[([^\][]*)\]\([^()]*\)")  # linear: no run rescanned
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 PATH_SEPARATOR = ">"
 # A page entry's list of the page's own heading ids (None where a heading has none), one per
@@ -111,8 +115,9 @@ class Document:
                 fence = (opener.group(1), offset)
             elif line.startswith(("#", " ")):
                 heading = _HEADING.match(line)
-                if heading and heading.group(2):
-                    title, anchor = _title_and_anchor(heading.group(2), seen, len(found))
+                text = _atx_text(heading.group(2)) if heading else ""
+                if heading and text:
+                    title, anchor = _title_and_anchor(text, seen, len(found))
                     found.append((offset, len(heading.group(1)), title, anchor))
             offset += len(line) + 1
         if fence is not None:
@@ -488,6 +493,15 @@ def _ends(found: list[tuple[int, int, str, str]], length: int) -> list[int]:
             ends[open_sections.pop()] = start
         open_sections.append(i)
     return ends
+
+
+def _atx_text(rest: str | None) -> str:
+    """A heading's text without its closing '#'s and trailing blanks (in linear time)."""
+    text = (rest or "").rstrip(" \t")
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):
+        text = closed.rstrip(" \t")
+    return text
 
 
 def _title_and_anchor(text: str, seen: dict[str, int], index: int) -> tuple[str, str]:

@@ -9,7 +9,13 @@ from contextlib import contextmanager
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.progress import Progress as RichProgress
 
 from .report import Progress, Reporter
@@ -78,6 +84,7 @@ class _Bar(Progress):
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
+            TimeRemainingColumn(),  # the ETA, once the total is known
             console=self.console,
         )
         self.task = self.rich.add_task(self.label, total=self.total, completed=self.done)

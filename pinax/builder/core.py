@@ -9,6 +9,7 @@ relative). The result is validated exactly as `pinax serve` will load it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,6 +23,7 @@ from .content import sniff
 from .discover import discover
 from .model import BuildOptions, Found
 from .net import SiteAccess
+from .outlines import Validators, read_pages
 from .report import Reporter
 from .select import Patterns, select
 from .titles import fetch_titles
@@ -54,10 +56,18 @@ async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manif
     site_title = None
     if options.titles == "fetch" and found.titled:
         reporter.note(f"titles come from the {found.kind}; nothing to fetch for them")
-    elif options.titles == "fetch":
-        known = options.title or found.title
+        if options.outline:  # titles as the source gave them; the pages read for outlines
+            options = replace(options, titles="slug")
+    known = options.title or found.title
+    if options.outline:
+        previous = {page.url: page for page in (*found.previous, *options.previous)}
+        validators = Validators.for_site(options.cache_dir, display_site(base))
+        pages, site_title = await read_pages(
+            pages, access, options, reporter, previous, validators, found.outlines, known
+        )
+    elif options.titles == "fetch" and not found.titled:
         pages, site_title = await fetch_titles(pages, access, options, reporter, known)
-    name = options.name or default_name(base)
+    name = options.name or found.name or default_name(base)
     if not NAME_PATTERN.match(name):
         raise InvalidArgs(f"--name {name!r} is not a valid name (letters, digits, '.', '_', '-')")
     result = Manifest(
@@ -100,7 +110,7 @@ async def _from_file(
     kind = sniff(body)
     location = str(path)
     if kind == "manifest":
-        raise InvalidArgs(f"{path} is already a Pinax manifest (JSON); nothing to build")
+        return _from_manifest(path, body, options, reporter)
     if kind == "html":
         raise InvalidArgs(f"{path} is an HTML page, not an llms.txt, sitemap or objects.inv")
     site = options.site_url or local.site_of(kind, body, location, options.limits)
@@ -118,6 +128,38 @@ async def _from_file(
             base,
             access,
         )
+
+
+def _from_manifest(
+    path: Path, body: bytes, options: BuildOptions, reporter: Reporter
+) -> tuple[Found, str, SiteAccess]:
+    """A manifest built earlier as the source: its pages as they are, for `--outline` (or
+    `--titles fetch`) to add what it lacks. Its outlines are the ones a rebuild reuses."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidArgs(f"{path}: not UTF-8 text") from None
+    earlier = manifest_io.loads(text, str(path))
+    if not (options.outline or options.titles == "fetch"):
+        raise InvalidArgs(
+            f"{path} is already a Pinax manifest; give --outline or --titles fetch "
+            "to add to it, or a site or published file to build from"
+        )
+    base = site_base(options.site_url or earlier.url)
+    reporter.note(f"{path}: a manifest of {len(earlier.pages)} pages for {display_site(base)}")
+    origins = {origin_of(base)} | {origin_of(page.url) for page in earlier.pages[:1]}
+    access = _access(origins, options)
+    found = Found(
+        "manifest",
+        str(path),
+        list(earlier.pages),
+        title=earlier.title,
+        description=earlier.description,
+        titled=options.titles != "fetch",
+        name=earlier.name,
+        previous=earlier.pages,
+    )
+    return found, base, access
 
 
 async def _read_published(

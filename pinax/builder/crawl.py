@@ -3,7 +3,8 @@
 Polite: robots.txt honoured (a site that disallows us is an error, not a guess), at most
 `--concurrency` requests at once, `--delay` (or robots.txt's Crawl-delay) between two request
 starts, HTML pages only, no query strings (they multiply pages without end), and never more
-than `max_pages` pages (plus a few failed fetches) requested.
+than `max_pages` pages (plus a few failed fetches) requested. With `--outline`, each page's
+outline is read from the crawl's own fetch.
 """
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 from pinax.errors import InvalidArgs, PinaxError
-from pinax.manifest import Page, parent_section
+from pinax.manifest import Heading, Page, parent_section
 
 from . import html
 from .content import is_html
 from .model import BuildOptions, Found
 from .net import ROBOTS_AGENT, SiteAccess
+from .outlines import outline_of_response
 from .report import Reporter, count_pages
 from .urls import clean, in_prefix, readable_title
 
@@ -49,6 +51,7 @@ async def crawl(
     budget = max_pages + max(10, max_pages // 10)  # room for a few failed or non-HTML URLs
     seen = {start}
     titles: dict[str, str] = {}
+    outlines: dict[str, tuple[Heading, ...]] = {}
     failures: list[PinaxError] = []
     start_failure: list[PinaxError] = []
     cut = False
@@ -74,6 +77,10 @@ async def crawl(
             return
         tree = html.parse(response.body)
         titles[final] = html.title(tree) or ""
+        if options.outline:  # read once: the crawl's fetch gives the outline too
+            outline = await outline_of_response(response)
+            if outline is not None:
+                outlines[final] = outline
         for link in html.links(tree, response.url):
             target = _page_url(link)
             if (
@@ -123,7 +130,7 @@ async def crawl(
         reporter.warn(
             f"{len(failures)} URLs failed during the crawl (first: {failures[0].message})"
         )
-    return Found("crawl", start, pages, title=suffix)
+    return Found("crawl", start, pages, title=suffix, outlines=outlines)
 
 
 async def _drain(

@@ -1,8 +1,10 @@
 """What a rebuild changes in a manifest, told so a reviewer (or CI) can judge it.
 
 Pages are matched by URL: added, removed, retitled, or otherwise changed (description,
-group, section, markdown_url, lastmod). A rebuild that loses more than a set share of the
-pages is flagged loudly: a site that is half down must not silently halve its manifest.
+group, section, markdown_url, lastmod, outline); a changed page names what changed, and
+changed outlines are counted on their own (`--outline` rebuilds: the headings moved). A
+rebuild that loses more than a set share of the pages is flagged loudly: a site that is
+half down must not silently halve its manifest.
 """
 
 from __future__ import annotations
@@ -35,11 +37,17 @@ class ManifestDiff:
     def too_many_removed(self, max_share: float) -> bool:
         return self.removed_share > max_share
 
+    @property
+    def outlines_changed(self) -> int:
+        return sum(old.outline != new.outline for old, new in (*self.retitled, *self.changed))
+
     def summary(self) -> str:
+        outlines = self.outlines_changed
         return (
             f"{self.old_count} -> {self.new_count} pages: {len(self.added)} added, "
             f"{len(self.removed)} removed, {len(self.retitled)} retitled, "
             f"{len(self.changed)} otherwise changed"
+            + (f" ({outlines} with a changed outline)" if outlines else "")
         )
 
     def report(self, max_share: float) -> str:
@@ -61,7 +69,9 @@ class ManifestDiff:
         lines += _listed(
             "~", [f"{new.url}: {old.title!r} -> {new.title!r}" for old, new in self.retitled]
         )
-        lines += _listed("*", [new.url for _, new in self.changed])
+        lines += _listed(
+            "*", [f"{new.url}: {_what_changed(old, new)}" for old, new in self.changed]
+        )
         return "\n".join(lines)
 
 
@@ -83,6 +93,18 @@ def compare(old: Manifest, new: Manifest) -> ManifestDiff:
             diff.changed.append((previous, page))
     diff.removed = [page for url, page in before_pages.items() if url not in after_pages]
     return diff
+
+
+def _what_changed(old: Page, new: Page) -> str:
+    """The fields that differ, with the outline's heading counts ("outline 12 -> 13")."""
+    names = [
+        name
+        for name in ("section", "description", "group", "markdown_url", "lastmod")
+        if getattr(old, name) != getattr(new, name)
+    ]
+    if old.outline != new.outline:
+        names.append(f"outline {len(old.outline)} -> {len(new.outline)} headings")
+    return ", ".join(names) or "changed"
 
 
 def _listed(mark: str, items: list[str]) -> list[str]:

@@ -2,22 +2,26 @@
 
 A link to another `llms.txt` on the site (Svelte lists one per package) is read too, its
 pages grouped under the link's title; full-text variants (`llms-full.txt`...) are the docs
-themselves, not an index, and are skipped. Links into the site to a `.md` twin keep the
+themselves, not an index, and are skipped (with `--outline`, the pages an llms-full.txt
+names by `Source:` lines get their outlines from it). Links into the site to a `.md` twin keep the
 HTML page as `url` and the twin as `markdown_url`; links elsewhere are kept as written.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from urllib.parse import urljoin
 
 from pinax.errors import FetchFailed, InvalidArgs
-from pinax.manifest import Page
+from pinax.manifest import Heading, Page
 
 from . import llmstxt
 from .content import decode_text, looks_like_html
+from .markdown_outline import full_text_pages, markdown_outline
 from .model import BuildOptions, Found
 from .net import SiteAccess
 from .report import Reporter
+from .urls import is_url
 
 
 async def read(
@@ -50,7 +54,55 @@ async def read(
         f"{location}: {len(doc.links)} links in {sections} sections"
         + (f", {followed} llms files followed" if followed else "")
     )
-    return Found("llms.txt", location, pages, title=doc.title, description=doc.summary)
+    found = Found("llms.txt", location, pages, title=doc.title, description=doc.summary)
+    if options.outline:
+        found.outlines = await _full_text_outlines(location, doc, pages, access, reporter)
+    return found
+
+
+async def _full_text_outlines(
+    location: str,
+    doc: llmstxt.LlmsTxt,
+    pages: list[Page],
+    access: SiteAccess,
+    reporter: Reporter,
+) -> dict[str, tuple[Heading, ...]]:
+    """The outlines an llms-full.txt gives (linked from the llms.txt, else beside it), by
+    page URL: those pages need no fetch for `--outline`."""
+    candidates = [link.url for link in doc.links if llmstxt.is_full_text(link.url)]
+    if is_url(location):
+        candidates.append(urljoin(location, "llms-full.txt"))
+    by_url = {}
+    for page in pages:
+        for url in (page.url, page.markdown_url):
+            if url:
+                by_url.setdefault(_same_page(url), page.url)
+    for candidate in dict.fromkeys(candidates):
+        if not access.allows(candidate):
+            continue
+        try:
+            response = await access.get_optional(candidate)
+        except (FetchFailed, InvalidArgs) as exc:
+            reporter.warn(f"could not read {candidate}: {exc.message}")
+            continue
+        if response is None or looks_like_html(response.body):
+            continue
+        outlines: dict[str, tuple[Heading, ...]] = {}
+        for url, text in full_text_pages(decode_text(response.body)):
+            page_url = by_url.get(_same_page(url))
+            if page_url is not None and page_url not in outlines:
+                outlines[page_url] = markdown_outline(text)[1]
+        reporter.note(f"{candidate}: the outlines of {len(outlines)} of {len(pages)} pages")
+        return outlines
+    return {}
+
+
+def _same_page(url: str) -> str:
+    """A page URL and its Markdown twin's, alike: `.md`, `/index`, a trailing '/' dropped."""
+    for suffix in (".md", "/index", "/"):
+        if url.endswith(suffix):
+            url = url[: -len(suffix)]
+    return url
 
 
 async def _follow(link: llmstxt.Link, access: SiteAccess, reporter: Reporter) -> list[Page]:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
-from pinax.manifest import Page
+from pinax.manifest import Heading, Page
 from pinax.pages import Limits
 
 TitleMode = Literal["slug", "fetch"]
@@ -42,6 +43,9 @@ class BuildOptions:
     concurrency: int = 8
     delay: float = 0.1  # seconds between two request starts on one host
     lastmod: bool = False  # keep sitemap <lastmod> (off: it changes on every site rebuild)
+    outline: bool = False  # read each page for its headings (--outline)
+    previous: tuple[Page, ...] = ()  # the last build's pages (-o file): outlines to reuse
+    cache_dir: Path | None = None  # where a rebuild's validators (ETag, Last-Modified) live
     limits: BuildLimits = field(default_factory=BuildLimits)
 
 
@@ -55,3 +59,7 @@ class Found:
     title: str | None = None
     description: str | None = None
     titled: bool = True  # False: titles are guesses from URLs; --titles fetch can do better
+    name: str | None = None  # the name it gives the manifest (a manifest as the source)
+    previous: tuple[Page, ...] = ()  # pages whose outlines a rebuild may reuse
+    outlines: dict[str, tuple[Heading, ...]] = field(default_factory=dict)  # by page URL,
+    # read with the source, so the pages need no fetch of their own (llms-full.txt, a crawl)

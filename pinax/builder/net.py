@@ -91,6 +91,21 @@ class SiteAccess:
                 return None
             raise
 
+    @property
+    def client(self) -> httpx.AsyncClient | None:
+        """The shared client inside `session()` (None outside it)."""
+        return self._client
+
+    async def wait_turn(self, url: str) -> None:
+        """Wait until the host's next request may start (`delay` apart)."""
+        await self._wait_turn(url)
+
+    def slow_down(self, url: str, seconds: float) -> None:
+        """The host asked us to wait (429 Retry-After): no request starts before then."""
+        host = urlsplit(url).netloc
+        now = time.monotonic()
+        self._next_start[host] = max(self._next_start.get(host, now), now + seconds)
+
     async def _wait_turn(self, url: str) -> None:
         host = urlsplit(url).netloc
         now = time.monotonic()

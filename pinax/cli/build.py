@@ -72,6 +72,14 @@ def build(
     lastmod: Annotated[
         bool, typer.Option("--lastmod", help="Keep sitemap <lastmod> dates.")
     ] = False,
+    outline: Annotated[
+        bool,
+        typer.Option(
+            "--outline",
+            help="Read each page and record its headings (h2-h6 of the main content, with "
+            "anchors); with --titles fetch, one request per page gives both.",
+        ),
+    ] = False,
     check: Annotated[
         bool,
         typer.Option("--check", help="Compare with the -o file; exit 1 if it is out of date."),
@@ -91,10 +99,17 @@ def build(
     """Build a manifest from a docs site or a file it publishes."""
     setup_logging(log_level)
     from pinax.builder import BuildOptions, ConsoleReporter, build_manifest, publish_manifest
-    from pinax.manifest import dump
+    from pinax.manifest import dump, load
+    from pinax.pages import default_cache_dir
 
     if check and output is None:
         fail("--check compares with a manifest file: give it with -o FILE")
+    previous = ()
+    if outline and output is not None and output.exists():
+        try:  # a rebuild reuses the outlines of pages the site says are unchanged
+            previous = load(output).pages
+        except PinaxError:
+            previous = ()
     options = BuildOptions(
         name=name,
         title=title,
@@ -109,6 +124,9 @@ def build(
         concurrency=concurrency,
         delay=delay,
         lastmod=lastmod,
+        outline=outline,
+        previous=previous,
+        cache_dir=default_cache_dir() if outline else None,
     )
     reporter = ConsoleReporter(quiet=quiet)
     try:

@@ -10,7 +10,8 @@ the HTML parser on first use, so a process that never reads a page never imports
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
-- extract: `extract_page`, `decode_html` (a saved HTML page to Markdown).
+- extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
+  are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
 
 from typing import TYPE_CHECKING
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
     from pinax.pages.extract import decode_html
     from pinax.pages.extract import extract as extract_page
     from pinax.pages.fetch import Fetcher, Limits, Response
+    from pinax.pages.outline import PageHeading
     from pinax.pages.reader import PageReader
 
 __getattr__ = lazy_names(
@@ -48,6 +50,7 @@ __getattr__ = lazy_names(
         "Response": "fetch",
         "extract_page": "extract:extract",
         "decode_html": "extract",
+        "PageHeading": "outline",
     },
 )
 
@@ -61,6 +64,7 @@ __all__ = [
     "Limits",
     "Origin",
     "PageCache",
+    "PageHeading",
     "PageReader",
     "Response",
     "SectionNotFound",

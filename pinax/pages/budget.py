@@ -43,11 +43,18 @@ CROWDED_SLICE_BYTES = 1000  # ...unless naming every heading needs more: then al
 MIN_SLICE_BYTES = 200  # a slice smaller than this cannot make progress worth a call
 
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}$")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# ATX heading: up to 3 spaces, 1-6 '#', then whitespace and the text. The optional closing
+# '#'s and trailing blanks are cut in `_atx_text`, not by the regex: a lazy `(.*?)` before an
+# optional `[ \t]+#+[ \t]*$` backtracks quadratically on a long run of spaces (a hostile page's
+# `<h2>` full of &nbsp;).
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")
+_CUSTOM_ID = re.compile(r"\{#([\w.:-]+)\}$")  # the blanks before it: stripped after
+_LINK = re.compile(r"!?\[([^\][]*)\]\([^()]*\)")  # linear: no run rescanned
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 PATH_SEPARATOR = ">"
+# A page entry's list of the page's own heading ids (None where a heading has none), one per
+# Markdown heading, from extraction: `section` may name a heading by the id the site gives it.
+HEADING_IDS = "heading_ids"
 
 
 class SectionNotFound(NotFound):
@@ -112,8 +119,9 @@ class Document:
                 fence = (opener.group(1), offset)
             elif line.startswith(("#", " ")):
                 heading = _HEADING.match(line)
-                if heading and heading.group(2):
-                    title, anchor = _title_and_anchor(heading.group(2), seen, len(found))
+                text = _atx_text(heading.group(2)) if heading else ""
+                if heading and text:
+                    title, anchor = _title_and_anchor(text, seen, len(found))
                     found.append((offset, len(heading.group(1)), title, anchor))
             offset += len(line) + 1
         if fence is not None:
@@ -244,13 +252,13 @@ def window(
     markdown: str = page["markdown"]
     content_hash: str = page["content_hash"]
     doc = document(markdown, content_hash)
-    meta = {k: v for k, v in page.items() if k != "markdown"}
+    meta = {k: v for k, v in page.items() if k not in ("markdown", HEADING_IDS)}
     meta["total_tokens"] = doc.tokens
     inner: range | None = None  # the outline's headings, on a first call only
     if cursor is not None:
         start, end = decode_cursor(cursor, content_hash, len(markdown))
     elif section is not None:
-        heading = doc.find(section)
+        heading = _by_page_id(doc, page.get(HEADING_IDS), section) or doc.find(section)
         if heading is None:
             choices = [h.title for h in doc.headings] + [h.anchor for h in doc.headings]
             pairs = [(h.title, h.anchor) for h in doc.headings]
@@ -492,6 +500,15 @@ def _ends(found: list[tuple[int, int, str, str]], length: int) -> list[int]:
     return ends
 
 
+def _atx_text(rest: str | None) -> str:
+    """A heading's text without its closing '#'s and trailing blanks (in linear time)."""
+    text = (rest or "").rstrip(" \t")
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):
+        text = closed.rstrip(" \t")
+    return text
+
+
 def _title_and_anchor(text: str, seen: dict[str, int], index: int) -> tuple[str, str]:
     custom = _CUSTOM_ID.search(text)
     title = _LINK.sub(r"\1", text[: custom.start()] if custom else text).strip()
@@ -505,6 +522,18 @@ def _slug(text: str) -> str:
     """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
     plain = _LINK.sub(r"\1", text).strip().lower()
     return _NOT_SLUG.sub("", plain).replace(" ", "-")
+
+
+def _by_page_id(doc: Document, ids: Any, section: str) -> Heading | None:
+    """The heading whose id on the page (its HTML id, as recorded in a manifest's outline)
+    is exactly `section` (a leading '#' allowed)."""
+    if not isinstance(ids, list) or len(ids) != len(doc.headings):
+        return None
+    wanted = section.strip().lstrip("#")
+    for heading, anchor in zip(doc.headings, ids, strict=True):
+        if anchor == wanted:
+            return heading
+    return None
 
 
 def _looked_up(section: str) -> tuple[str, str]:

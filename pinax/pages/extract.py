@@ -17,10 +17,12 @@ from urllib.parse import urljoin
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pinax.errors import FetchFailed
+from pinax.pages.budget import Document
 from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.converter import to_markdown
 from pinax.pages.fetch import usable_charset
 from pinax.pages.normalize import mark_task_lists, normalize
+from pinax.pages.outline import PageHeading, aligned_headings, mark_anchors
 from pinax.pages.text import strip_invisible
 
 # A UTF-8 lead byte read as Latin-1/cp1252, then 1-3 continuation bytes read the same way.
@@ -68,6 +70,8 @@ class Extracted:
         source of the same page when the site offers one.
     js_shell: the page renders in the browser: scripts and (almost) no main-content text.
     word_count: words in `markdown`.
+    headings: one per Markdown heading (see `Document`), with its clean text and the anchor
+        the page gives it (see outline.py); what `pinax build --outline` records.
     """
 
     title: str
@@ -76,6 +80,7 @@ class Extracted:
     markdown_alternate: str | None = None
     js_shell: bool = False
     word_count: int = 0
+    headings: tuple[PageHeading, ...] = ()
 
     def shell_problem(self, url: str) -> str:
         """Why a JavaScript shell has no content to give: get_page's error and
@@ -190,6 +195,7 @@ def extract(html: str, url: str) -> Extracted:
             _title(tree, None), "", refresh_url, alternate, has_scripts and not refresh_url
         )
     drop_boilerplate(main)
+    mark_anchors(main)  # before normalize drops the permalinks
     normalize(tree, main, base)
     title = _title(tree, main)
     try:
@@ -198,7 +204,9 @@ def extract(html: str, url: str) -> Extracted:
         markdown = tidy("\n".join(line.strip() for line in main.text(separator="\n").splitlines()))
     words = len(_WORD.findall(markdown))
     js_shell = refresh_url is None and has_scripts and words < _JS_SHELL_WORDS
-    return Extracted(title, markdown, refresh_url, alternate, js_shell, words)
+    titles = [(h.level, h.title) for h in Document(markdown).headings]
+    headings = aligned_headings(main, titles)
+    return Extracted(title, markdown, refresh_url, alternate, js_shell, words, headings)
 
 
 def tidy(markdown: str) -> str:

@@ -27,7 +27,7 @@ from urllib.parse import urljoin
 import anyio
 
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
-from pinax.pages.budget import Document, document
+from pinax.pages.budget import HEADING_IDS, Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.policy import UrlPolicy
@@ -160,11 +160,15 @@ class PageReader:
                 twin = await self._markdown_at(extracted.markdown_alternate, fetched)
                 if twin is not None:
                     entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
+                    _page_ids(entry, extracted)  # the HTML's ids open the Markdown's sections
                     return entry, "miss"
             if extracted.js_shell:
                 raise FetchFailed(extracted.shell_problem(response.url))
             title = extracted.title or title_hint
-            return _entry(url, response.url, "html", response, title, extracted.markdown), "miss"
+            entry = _entry(url, response.url, "html", response, title, extracted.markdown)
+            if any(heading.anchor for heading in extracted.headings):
+                entry[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
+            return entry, "miss"
         raise FetchFailed(f"{url}: more than {MAX_STUB_HOPS} redirect stubs in a row")
 
     async def _revalidate(self, previous: dict[str, Any]) -> Response | None:
@@ -267,6 +271,16 @@ def _site_unavailable(exc: FetchFailed) -> bool:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _page_ids(entry: dict[str, Any], extracted: Extracted) -> None:
+    """Keep the page's own heading ids beside the Markdown of an advertised alternate."""
+    from pinax.pages.outline import ids_for
+
+    headings = document(entry["markdown"], entry["content_hash"]).headings
+    ids = ids_for([heading.title for heading in headings], extracted.headings)
+    if ids is not None:
+        entry[HEADING_IDS] = ids
 
 
 def _extract(response: Response) -> Extracted:

@@ -1,0 +1,117 @@
+"""Headings from Markdown a site serves (a Markdown twin, a page answering as `text/markdown`,
+the pages of an llms-full.txt), for `--outline`.
+
+Why separate from get_page's Markdown reading: the build only needs the ATX headings outside
+code fences, in one linear pass. Anchors: only a heading's explicit `{#id}` (kramdown, MkDocs
+attr_list, Docusaurus, Hugo), since how a site turns other headings into ids is its renderer's
+business, unknown from the Markdown alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from pinax.manifest import Heading
+
+_FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+MAX_LINE = 2000  # a longer line is no heading worth an outline entry (titles stop at 500)
+_ANCHOR_TEXT = re.compile(r"[^\s#{}]{1,500}")
+_LINK = re.compile(r"!?\[([^\][]*)\]\([^()]*\)")  # linear: no run rescanned
+_MARKS = re.compile(r"`|\*\*|__|<[^>\n]{0,200}>")
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
+    """The first H1's text (None without one) and the h2..h6 below it, in order."""
+    from .outlines import outline_of
+
+    title: str | None = None
+    found: list[tuple[int, str, str | None]] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1).startswith(fence) and not line[opener.end() :].strip():
+                fence = None
+            continue
+        if opener:
+            fence = opener.group(1)
+            continue
+        found_heading = _atx(line)
+        if found_heading is None:
+            continue
+        level, text = found_heading
+        text, anchor = _custom_id(text)
+        text = " ".join(_ESCAPE.sub(r"\1", _MARKS.sub("", _LINK.sub(r"\1", text))).split())
+        if level == 1 and title is None:
+            title = text or None
+        elif text:
+            found.append((level, text, anchor))
+    return title, outline_of(tuple(found))
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    """An ATX heading's level and text, or None. By hand, not by regex: a regex with an
+    optional closing sequence backtracks quadratically on a long run of spaces."""
+    if len(line) > MAX_LINE:
+        return None
+    stripped = line.lstrip(" ")
+    if len(line) - len(stripped) > 3 or not stripped.startswith("#"):
+        return None
+    level = len(stripped) - len(stripped.lstrip("#"))
+    rest = stripped[level:]
+    if level > 6 or (rest and rest[0] not in " \t"):
+        return None
+    text = rest.strip(" \t")
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):
+        text = closed.rstrip(" \t")
+    return level, text
+
+
+def _custom_id(text: str) -> tuple[str, str | None]:
+    """A heading's text without its trailing `{#id}`, and the id (None without one)."""
+    if not text.endswith("}"):
+        return text, None
+    start = text.rfind("{#")
+    anchor = text[start + 2 : -1] if start >= 0 else ""
+    if not _ANCHOR_TEXT.fullmatch(anchor):
+        return text, None
+    return text[:start].rstrip(), anchor
+
+
+_SOURCE_LINE = re.compile(r"(?:source|url)\s*:\s*<?(https?://[^\s>]+)>?\s*$", re.I)
+SOURCE_LOOKAHEAD = 4  # lines after a page's H1 where its "Source: <url>" may stand
+
+
+def full_text_pages(text: str) -> Iterator[tuple[str, str]]:
+    """An llms-full.txt cut into its pages: (URL, the page's Markdown), in file order.
+
+    A page starts at an H1 (outside code) followed within `SOURCE_LOOKAHEAD` lines by a
+    `Source: <url>` or `URL: <url>` line, as Mintlify and most llms-full.txt generators
+    write them; a file without such lines names no pages (none is guessed)."""
+    lines = text.split("\n")
+    starts: list[tuple[int, str]] = []
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1).startswith(fence) and not line[opener.end() :].strip():
+                fence = None
+            continue
+        if opener:
+            fence = opener.group(1)
+            continue
+        if not line.startswith("# "):
+            continue
+        for follow in lines[i + 1 : i + 1 + SOURCE_LOOKAHEAD]:
+            if follow.startswith("#"):
+                break  # another heading: the line is not this one's
+            source = _SOURCE_LINE.match(follow.strip())
+            if source:
+                starts.append((i, source.group(1)))
+                break
+    ends = [start for start, _ in starts[1:]] + [len(lines)]
+    for (start, url), end in zip(starts, ends[: len(starts)], strict=True):
+        yield url, "\n".join(lines[start:end])

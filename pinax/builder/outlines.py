@@ -1,0 +1,338 @@
+"""`--outline` (and `--titles fetch` with it): each page read once, its headings recorded.
+
+Why one reader: a page fetched for its outline also gives its title, so `--titles fetch
+--outline` costs one request per page. Each page goes through get_page's own fetcher limits
+and extraction (`extract_page`), so the outline holds the main content's h2..h6, never the
+navigation, sidebars, tables of contents or footers, and each anchor is one get_page opens
+with `section=anchor`. Markdown gives headings without anchors (but an explicit `{#id}`): a
+page's Markdown twin (`markdown_url`, which get_page reads first) or a page that answers as
+`text/markdown`.
+
+Politeness: `--concurrency` pages at once, at most `PER_HOST` on one host, `--delay` (or
+robots.txt's Crawl-delay) between two request starts on a host, robots.txt honoured, and a
+429/503 answer waits out its Retry-After (at most `MAX_RETRY_WAIT` s, `RETRIES` times).
+
+A rebuild reuses a page's previous outline without a download when the site says it has not
+changed: the same sitemap `lastmod`, or a 304 to a conditional request (the ETag and
+Last-Modified of the last build are kept in the cache folder, see `Validators`). A page that
+fails keeps its entry without an outline; the failures are counted in one warning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pinax.errors import FetchFailed, PinaxError
+from pinax.manifest import HEADING_LEVELS, MAX_HEADING_LENGTH, MAX_HEADINGS, Heading, Page
+from pinax.pages import Fetcher, Limits, Response, decode_html, extract_page
+
+from . import html
+from .content import is_html
+from .markdown_outline import markdown_outline
+from .model import BuildOptions
+from .net import SiteAccess
+from .report import Reporter
+
+PER_HOST = 4  # connections to one host at once, whatever --concurrency says
+RETRIES = 3  # a 429 or 503 is retried this many times
+MAX_RETRY_WAIT = 60.0  # seconds; a longer Retry-After fails the page instead
+DEFAULT_RETRY_WAIT = 5.0  # a 429 without Retry-After
+_RETRY_AFTER = re.compile(r"retry after (\d+) s")
+_ANCHOR = re.compile(rf"[^\s#]{{1,{MAX_HEADING_LENGTH}}}")
+MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+log = logging.getLogger("pinax.builder")
+
+
+@dataclass(frozen=True)
+class Read:
+    """What one page gave: its title (None: keep the one we have) and outline."""
+
+    title: str | None
+    outline: tuple[Heading, ...]
+    how: str  # "fetched", "unchanged (304)", "unchanged (lastmod)"
+
+
+class _Failed(Exception):
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.detail = detail
+
+
+class Validators:
+    """ETag / Last-Modified per page URL from the last build of one manifest, kept in
+    `<cache>/build/<name>-<hash>.json` so a rebuild can ask "changed since?" (a manifest has
+    no place for them: they are not the page's, they are this machine's last download's)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.known: dict[str, list[str | None]] = {}
+        if path is not None:
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(data, dict):
+                    self.known = {
+                        k: v
+                        for k, v in data.items()
+                        if isinstance(v, list)
+                        and len(v) == 2
+                        and all(x is None or isinstance(x, str) for x in v)
+                    }
+            except (OSError, ValueError):
+                self.known = {}
+        self.seen: dict[str, list[str | None]] = {}
+
+    @classmethod
+    def for_site(cls, cache_dir: Path | None, key: str) -> Validators:
+        if cache_dir is None:
+            return cls(None)
+        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        safe = re.sub(r"[^\w.-]", "_", urlsplit(key).netloc or "site")[:60]
+        return cls(cache_dir / "build" / f"{safe}-{digest}.json")
+
+    def headers(self, url: str) -> dict[str, str]:
+        etag, modified = self.known.get(url, [None, None])
+        headers = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if modified:
+            headers["If-Modified-Since"] = modified
+        return headers
+
+    def remember(self, url: str, response: Response | None) -> None:
+        if response is None:
+            self.seen[url] = self.known.get(url, [None, None])
+        else:
+            etag, modified = response.headers.get("etag"), response.headers.get("last-modified")
+            if etag or modified:
+                self.seen[url] = [etag, modified]
+
+    def save(self) -> None:
+        """Written whole or not at all; a cache folder that cannot be written is no error."""
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(self.seen, sort_keys=True), encoding="utf-8")
+            temporary.replace(self.path)
+        except OSError:
+            pass
+
+
+async def read_pages(
+    pages: list[Page],
+    access: SiteAccess,
+    options: BuildOptions,
+    reporter: Reporter,
+    previous: Mapping[str, Page] | None = None,
+    validators: Validators | None = None,
+    known: Mapping[str, tuple[Heading, ...]] | None = None,
+    site_title: str | None = None,
+) -> tuple[list[Page], str | None]:
+    """The pages with their outlines (and, with `--titles fetch`, their titles), and the
+    site name the titles share (`site_title`, when the site's name is already known, is cut
+    off wherever it ends one)."""
+    if not pages:
+        return pages, None
+    previous = previous or {}
+    known = {} if options.titles == "fetch" else (known or {})  # titles need the page
+    validators = validators or Validators(None)
+    access.delay = max(options.delay, await access.crawl_delay(pages[0].url))
+    fetcher = Fetcher(access.check, Limits(), addresses=access.fetcher.addresses)
+    hosts: dict[str, asyncio.Semaphore] = {}
+    found: dict[int, Read] = {}
+    problems: Counter[str] = Counter()
+    first_failure: list[str] = []
+    todo = iter(range(len(pages)))
+
+    async def worker() -> None:
+        for i in todo:
+            page = pages[i]
+            if page.url in known:
+                found[i] = Read(None, known[page.url], "read with the source")
+                progress.advance()
+                continue
+            host = urlsplit(page.url).netloc
+            gate = hosts.setdefault(host, asyncio.Semaphore(PER_HOST))
+            try:
+                async with gate:
+                    found[i] = await _read(
+                        page, previous.get(page.url), access, fetcher, validators, options
+                    )
+            except _Failed as exc:
+                problems[exc.reason] += 1
+                if exc.detail and not first_failure:
+                    first_failure.append(exc.detail)
+            except PinaxError as exc:  # outside the site, refused by policy, ...
+                problems["failed"] += 1
+                if not first_failure:
+                    first_failure.append(exc.message)
+            except Exception as exc:  # a bug on one hostile page must not end the build
+                log.warning("outline of %s failed", page.url, exc_info=True)
+                problems["failed (internal error)"] += 1
+                if not first_failure:
+                    first_failure.append(f"{page.url}: {type(exc).__name__}")
+            finally:
+                progress.advance()
+
+    workers = max(1, min(options.concurrency, len(pages)))
+    label = "Reading pages (outlines" + (", titles)" if options.titles == "fetch" else ")")
+    async with access.session():
+        with reporter.progress(label, len(pages)) as progress:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(workers):
+                    group.create_task(worker())
+    validators.save()
+    titles = {i: r.title for i, r in found.items() if r.title}
+    suffix = (
+        html.site_suffix(list(titles.values()), site_title) if options.titles == "fetch" else None
+    )
+    result = []
+    for i, page in enumerate(pages):
+        read = found.get(i)
+        if read is None:
+            result.append(replace(page, outline=()))
+            continue
+        title = page.title
+        if options.titles == "fetch" and read.title:
+            title = html.strip_suffix(read.title, suffix)
+        result.append(replace(page, title=title, outline=read.outline))
+    hows = Counter(r.how for r in found.values())
+    headings = sum(len(r.outline) for r in found.values())
+    detail = ", ".join(f"{n} {how}" for how, n in sorted(hows.items()))
+    reporter.note(
+        f"outlines of {len(found)} of {len(pages)} pages ({detail}; {headings} headings; "
+        f"{workers} at a time, at most {PER_HOST} per host)"
+    )
+    if problems:
+        detail = ", ".join(f"{n} {what}" for what, n in sorted(problems.items()))
+        hint = f" (first failure: {first_failure[0]})" if first_failure else ""
+        reporter.warn(f"{sum(problems.values())} pages have no outline: {detail}{hint}")
+    return result, suffix
+
+
+async def _read(
+    page: Page,
+    before: Page | None,
+    access: SiteAccess,
+    fetcher: Fetcher,
+    validators: Validators,
+    options: BuildOptions,
+) -> Read:
+    known = before is not None and (before.outline or page.url in validators.known)
+    if known and before is not None and page.lastmod and page.lastmod == before.lastmod:
+        validators.remember(page.url, None)
+        return Read(before.title, before.outline, "unchanged (lastmod)")
+    if not await access.may_crawl(page.url):
+        raise _Failed("disallowed by robots.txt")
+    if page.markdown_url:  # get_page reads the twin first: the outline is the twin's
+        twin = await _twin(page.markdown_url, access, fetcher)
+        if twin is not None:
+            return twin
+    headers = {"Accept": "text/html, text/markdown;q=0.9, */*;q=0.1"}
+    if known:
+        headers.update(validators.headers(page.url))
+    response = await _get(page.url, headers, access, fetcher)
+    if response.status == 304 and before is not None:
+        validators.remember(page.url, None)
+        return Read(before.title, before.outline, "unchanged (304)")
+    validators.remember(page.url, response)
+    if response.media_type in MARKDOWN_TYPES:
+        text = response.body.decode(response.charset or "utf-8", errors="replace")
+        title, outline = markdown_outline(text)
+        return Read(title, outline, "fetched")
+    if not is_html(response.media_type, response.body):
+        raise _Failed("not HTML")
+    title = html.page_title(response.body, response.charset)
+    extracted = await asyncio.to_thread(_extract, response)
+    if extracted.refresh_url and access.allows(extracted.refresh_url):
+        response = await _get(extracted.refresh_url, {}, access, fetcher)
+        if not is_html(response.media_type, response.body):
+            raise _Failed("not HTML")
+        title = html.page_title(response.body, response.charset)
+        extracted = await asyncio.to_thread(_extract, response)
+    if extracted.js_shell:
+        raise _Failed("rendered by JavaScript")
+    return Read(title, outline_of(extracted.headings), "fetched")
+
+
+async def _twin(url: str, access: SiteAccess, fetcher: Fetcher) -> Read | None:
+    """The outline of a page's Markdown twin, or None when the twin is not Markdown or
+    fails (the HTML page is read instead)."""
+    try:
+        response = await _get(url, {"Accept": "text/markdown, text/plain;q=0.5"}, access, fetcher)
+    except (_Failed, PinaxError):
+        return None
+    if not response.media_type.startswith("text/") or is_html(response.media_type, response.body):
+        return None
+    title, outline = markdown_outline(
+        response.body.decode(response.charset or "utf-8", errors="replace")
+    )
+    return Read(title, outline, "fetched (Markdown twin)")
+
+
+async def outline_of_response(response: Response) -> tuple[Heading, ...] | None:
+    """The outline of an HTML page fetched for another reason (a crawl), or None when it has
+    none to give (over get_page's size limit, a redirect stub, rendered by JavaScript, refused
+    by extraction): the page is then read on its own, like any other."""
+    if len(response.body) > Limits().max_bytes or not is_html(response.media_type, response.body):
+        return None
+    try:
+        extracted = await asyncio.to_thread(_extract, response)
+    except PinaxError:
+        return None
+    if extracted.refresh_url or extracted.js_shell:
+        return None
+    return outline_of(extracted.headings)
+
+
+def outline_of(headings: tuple) -> tuple[Heading, ...]:
+    """The h2..h6 of a page's extracted headings as manifest entries, within the manifest's
+    limits (an over-long title is cut, an anchor that is not one is left out)."""
+    outline = []
+    for level, title, anchor in headings:
+        title = title.strip()[:MAX_HEADING_LENGTH].strip()
+        if level not in HEADING_LEVELS or not title:
+            continue
+        if anchor is not None and not _ANCHOR.fullmatch(anchor):
+            anchor = None
+        outline.append(Heading(level, title, anchor))
+        if len(outline) == MAX_HEADINGS:
+            break
+    return tuple(outline)
+
+
+def _extract(response: Response) -> Any:  # pinax.pages' Extracted
+    return extract_page(decode_html(response.body, response.charset), response.url)
+
+
+async def _get(url: str, headers: dict[str, str], access: SiteAccess, fetcher: Fetcher) -> Response:
+    """GET with get_page's limits on the build's client, paced per host; a 429 or 503 waits
+    out its Retry-After and tries again."""
+    for attempt in range(RETRIES + 1):
+        await access.wait_turn(url)
+        try:
+            return await fetcher.get(url, headers=headers, client=access.client)
+        except FetchFailed as exc:
+            if exc.status not in (429, 503) or attempt == RETRIES:
+                raise _Failed(
+                    f"HTTP {exc.status}" if exc.status else "failed", exc.message
+                ) from None
+            match = _RETRY_AFTER.search(exc.message)
+            wait = float(match.group(1)) if match else DEFAULT_RETRY_WAIT
+            if wait > MAX_RETRY_WAIT:
+                raise _Failed(f"HTTP {exc.status}", exc.message) from None
+            access.slow_down(url, wait)
+    raise AssertionError("unreachable")

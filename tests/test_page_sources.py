@@ -45,16 +45,25 @@ def other_site() -> Iterator[Site]:
 
 
 def without_comment_lines(markdown: str) -> str:
-    """The Markdown less its `<!-- ... -->` lines outside code fences (what a reader sees)."""
-    kept, fence = [], None
+    """The Markdown less its `<!-- ... -->` lines outside code fences (what a reader sees),
+    a comment over several lines included."""
+    kept, fence, comment = [], None, False
     for line in markdown.split("\n"):
         marker = re.match(r"\s*(`{3,}|~{3,})", line)
+        if comment:
+            comment = "-->" not in line
+            continue
+        if fence is None and re.fullmatch(r"\s*<!--((?!-->).)*", line):
+            comment = True
+            continue
         if fence is None and marker:
             fence = marker.group(1)
         elif fence is not None and marker and marker.group(1).startswith(fence):
             fence = None
         elif fence is None and re.fullmatch(r"\s*<!--.*-->\s*", line):
             continue
+        elif fence is None and "`" not in line:  # a comment inside the text goes too
+            line = re.sub(r"<!--.*?-->", "", line)
         kept.append(line)
     return "\n".join(kept)
 

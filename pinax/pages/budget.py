@@ -43,9 +43,10 @@ CROWDED_SLICE_BYTES = 1000  # ...unless naming every heading needs more: then al
 MIN_SLICE_BYTES = 200  # a slice smaller than this cannot make progress worth a call
 
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
-_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_CUSTOM_ID = re.compile(r"\s*\{#([\w.:-]+)\}$")
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+# The closing `#`s are cut by `_heading_text`: a regex doing it backtracks quadratically.
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*))?$")
+_CUSTOM_ID = re.compile(r"\{#([\w.:-]+)\}$")
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _NOT_SLUG = re.compile(r"[^\w\- ]")
 PATH_SEPARATOR = ">"
 
@@ -108,8 +109,9 @@ class Document:
                 fence = (opener.group(1), offset)
             elif line.startswith(("#", " ")):
                 heading = _HEADING.match(line)
-                if heading and heading.group(2):
-                    title, anchor = _title_and_anchor(heading.group(2), seen, len(found))
+                text = _heading_text(heading.group(2)) if heading else ""
+                if text:
+                    title, anchor = _title_and_anchor(text, seen, len(found))
                     found.append((offset, len(heading.group(1)), title, anchor))
             offset += len(line) + 1
         if fence is not None:
@@ -510,3 +512,13 @@ def _looked_up(section: str) -> tuple[str, str]:
 
 def _plain(text: str) -> str:
     return " ".join(_LINK.sub(r"\1", text).replace("`", "").replace("*", "").split()).casefold()
+
+
+def _heading_text(text: str | None) -> str:
+    """An ATX heading's text without trailing blanks and its closing `#`s (which need a blank
+    before them), in linear time."""
+    text = (text or "").rstrip(" \t")
+    bare = text.rstrip("#")
+    if bare != text and bare[-1:] in (" ", "\t"):
+        text = bare.rstrip(" \t")
+    return text

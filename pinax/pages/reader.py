@@ -45,9 +45,9 @@ MAX_STUB_HOPS = 3
 _LOOKS_LIKE_HTML = re.compile(
     rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
-_LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
+_LINK_HEADER = re.compile(r"<([^<>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
+_BLANKS = re.compile(r"[ \t]*+")
 _LINK_PARAM = re.compile(r";\s*([\w*-]+)\s*=\s*(?:\"([^\"]*)\"|([^;,\s]*))")
-_COMMENT_LINES = re.compile(r"^[ \t]*<!--(?:(?!-->).)*-->[ \t]*(?:\n|$)", re.M | re.S)
 
 
 class PageReader:
@@ -305,9 +305,37 @@ def _decode_text(body: bytes, charset: str | None) -> str:
 
 def _clean_markdown(text: str) -> str:
     """Served Markdown without what its rendered page would not show: invisible characters
-    and HTML comments on lines of their own (outside code, where they are the example)."""
+    and HTML comments (outside code, where they are the example)."""
     text = strip_invisible(text)
     if "<!--" not in text:
         return text
-    fences = Document(text)
-    return _COMMENT_LINES.sub(lambda m: m.group(0) if fences.in_fence(m.start()) else "", text)
+    return _drop_comments(text, Document(text))
+
+
+def _drop_comments(text: str, fences: Document) -> str:
+    """`text` without its HTML comments outside fenced code and code spans, in one pass; an
+    unclosed comment runs to the end, as it does in a browser. A line left with nothing but
+    comments and blanks goes too."""
+    out: list[str] = []
+    position = ticks = 0
+    line_mark, line_blank = 0, True  # where the current line starts in `out`; blank so far?
+    while (start := text.find("<!--", position)) >= 0:
+        newline = text.rfind("\n", position, start)
+        if newline >= 0:
+            out.append(text[position : newline + 1])
+            position, ticks, line_mark, line_blank = newline + 1, 0, len(out), True
+        ticks += text.count("`", position, start)
+        line_blank = line_blank and not text[position:start].strip(" \t")
+        if ticks % 2 or fences.in_fence(start):  # inside code: the comment is the example
+            out.append(text[position : start + 4])
+            position, line_blank = start + 4, False
+            continue
+        out.append(text[position:start])
+        end = text.find("-->", start + 4)
+        position = len(text) if end < 0 else end + 3
+        after = _BLANKS.match(text, position).end()
+        if line_blank and text[after : after + 1] in ("\n", ""):
+            del out[line_mark:]  # the whole line goes
+            position = min(after + 1, len(text))
+    out.append(text[position:])
+    return "".join(out)

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from pinax.errors import FetchFailed, PinaxError
-from tests.http_site import Reply, Site
+from pinax.pages.fetch import Limits
+from tests.http_site import Reply, Request, Site
 from tests.test_limits import html, open_tools, read
 
 N = 40_000  # repeats: before the fixes each of these took seconds to hours
@@ -123,3 +124,111 @@ def test_svg_and_script_content_do_not_count_as_nesting(tmp_path: Path, site: Si
     url = site.add("/p", html(page))
     answer, _ = _timed_read(open_tools(tmp_path, [url]), url)
     assert isinstance(answer, dict) and "word" in answer["markdown"], answer
+
+
+def test_extraction_stops_at_the_calls_deadline(tmp_path: Path, site: Site) -> None:
+    """A big page just under the nesting limit takes seconds of CPU to extract: the call
+    answers at its deadline instead, and the worker gives up at its next step."""
+    block = "<div>" * 500 + "<p>word <b>x</b></p>" + "</div>" * 500
+    url = site.add("/big", html("<main>" + block * (3_000_000 // len(block)) + "</main>"))
+    tools = open_tools(tmp_path, [url], Limits(total_timeout=1.0))
+    answer, took = _timed_read(tools, url)
+    assert isinstance(answer, FetchFailed) and "within 1 s in all" in answer.message
+    assert took < 2.5
+
+
+# 3. One deadline for the whole get_page
+
+
+def _slow(reply: Reply, seconds: float):
+    def handler(request: Request) -> Reply:
+        time.sleep(seconds)
+        return reply
+
+    return handler
+
+
+def _stub(target: str) -> Reply:
+    return html(f'<html><head><meta http-equiv="refresh" content="0; url={target}"></head></html>')
+
+
+CHAINS = {
+    "redirect stubs": lambda site: (
+        [site.add(f"/s{i}", _slow(_stub(f"/s{i + 1}"), 0.7)) for i in range(3)]
+        + [site.add("/s3", _slow(html("<main><h1>End</h1><p>the end of it</p></main>"), 0.7))]
+    ),
+    "markdown alternate": lambda site: [
+        site.add(
+            "/page",
+            _slow(
+                html('<head><link rel="alternate" type="text/markdown" href="/page.md"></head>'),
+                1.2,
+            ),
+        ),
+        site.add(
+            "/page.md", _slow(Reply(200, b"# Page\n\ntext", {"Content-Type": "text/markdown"}), 1.2)
+        ),
+    ],
+    "link header alternate": lambda site: [
+        site.add(
+            "/page",
+            _slow(
+                Reply(
+                    200,
+                    b"<main>x</main>",
+                    {
+                        "Content-Type": "text/html",
+                        "Link": '</p.md>; rel="alternate"; type="text/markdown"',
+                    },
+                ),
+                1.2,
+            ),
+        ),
+        site.add(
+            "/p.md", _slow(Reply(200, b"# P\n\ntext", {"Content-Type": "text/markdown"}), 1.2)
+        ),
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CHAINS))
+def test_one_deadline_covers_the_whole_read(tmp_path: Path, site: Site, name: str) -> None:
+    """Each step is within the per-request limit (2 s); together they are not."""
+    urls = CHAINS[name](site)
+    tools = open_tools(tmp_path, urls, Limits(total_timeout=2.0))
+    answer, took = _timed_read(tools, urls[0])
+    assert isinstance(answer, FetchFailed), f"{name}: answered after {took:.1f} s"
+    assert "within 2 s in all" in answer.message and took < 3
+
+
+# 4. Only a real page replaces a cached copy
+
+EMPTY_ANSWERS = {
+    "204": Reply(204, b"", {}),
+    "304 not asked for": Reply(304, b"", {}),
+    "300 empty": Reply(300, b"", {"Content-Type": "text/html"}),
+    "200 empty": Reply(200, b"", {"Content-Type": "text/html"}),
+    "200 blank markdown": Reply(200, b" \n\n ", {"Content-Type": "text/markdown"}),
+    "205": Reply(205, b"", {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_ANSWERS))
+def test_an_empty_answer_never_replaces_a_good_copy(tmp_path: Path, site: Site, name: str) -> None:
+    good = html("<main><h1>Good</h1><p>the good copy of the page</p></main>")
+    answers = [good, EMPTY_ANSWERS[name], good]
+    url = site.add("/p", lambda request: answers.pop(0) if len(answers) > 1 else answers[0])
+    tools = open_tools(tmp_path, [url])  # ttl 0: every read asks the site again
+    first = read(tools, url)
+    second = read(tools, url)
+    assert second["markdown"] == first["markdown"] and second["cache"] == "stale"
+    assert "not a page" in second["stale_reason"]
+    assert tools.reader is not None and tools.reader.cache is not None
+    cached = tools.reader.cache.get(url)
+    assert cached is not None and cached[0]["markdown"] == first["markdown"]
+
+
+def test_an_empty_answer_without_a_copy_is_fetch_failed(tmp_path: Path, site: Site) -> None:
+    url = site.add("/p", Reply(204, b"", {}))
+    answer, _ = _timed_read(open_tools(tmp_path, [url]), url)
+    assert isinstance(answer, FetchFailed) and "HTTP 204" in answer.message

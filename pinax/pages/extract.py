@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
@@ -203,28 +204,42 @@ def nesting(html: str) -> int:
     return deepest
 
 
-def extract(html: str, url: str) -> Extracted:
-    """The page's title, its main content as Markdown, and its signals (see `Extracted`)."""
+def extract(html: str, url: str, stopped: Callable[[], bool] = lambda: False) -> Extracted:
+    """The page's title, its main content as Markdown, and its signals (see `Extracted`).
+
+    `stopped` is asked between steps: once it says True (the call was cancelled or ran out of
+    time), the work ends with `FetchFailed` instead of running on for nobody.
+    """
     depth = nesting(html) if html.count("<") > NESTING_CHECK_FROM else 0
     if depth > MAX_NESTING:
         raise FetchFailed(
             f"{url}: the page nests elements {depth:,} deep (the limit is {MAX_NESTING}); "
             "refused to parse it"
         )
+
+    def step() -> None:
+        if stopped():
+            raise FetchFailed(f"{url}: extraction stopped (the call was cancelled or timed out)")
+
+    step()
     tree = LexborHTMLParser(repair_mojibake(html))
+    step()
     base = _base_url(tree, url)
     refresh_url = _refresh_url(tree, base)
     alternate = _markdown_alternate(tree, base)
     has_scripts = tree.css_first("script") is not None
     mark_task_lists(tree)
     drop_invisible(tree)
+    step()
     main = find_main(tree)
     if main is None:
         return Extracted(
             _title(tree, None), "", refresh_url, alternate, has_scripts and not refresh_url
         )
     drop_boilerplate(main)
+    step()
     normalize(tree, main, base)
+    step()
     title = _title(tree, main)
     try:
         markdown = tidy(to_markdown(main))

@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import logging
 import re
+import threading
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -106,8 +107,17 @@ class PageReader:
         problem: CacheError | None,
     ) -> dict[str, Any]:
         previous = found[0] if found else None
+        deadline = self.fetcher.limits.total_timeout
         try:
-            entry, state = await self._fetch(url, title_hint, twin_url, previous)
+            try:
+                # One deadline for the whole read: redirects, stubs, alternates, extraction.
+                with anyio.fail_after(deadline):
+                    entry, state = await self._fetch(url, title_hint, twin_url, previous)
+            except TimeoutError:
+                raise FetchFailed(
+                    f"{url}: no complete answer within {deadline:g} s in all (redirects, redirect "
+                    "stubs and Markdown versions included)"
+                ) from None
         except FetchFailed as exc:
             if found is not None and _site_unavailable(exc):
                 log.warning("serving a stale copy of %s: %s", url, exc.message)
@@ -143,6 +153,7 @@ class PageReader:
         target = url
         for _ in range(MAX_STUB_HOPS + 1):
             response = fetched.pop(target, None) or await self._get(target, ACCEPT)
+            _require_page(response)
             if _is_markdown(response):
                 return _entry(url, response.url, "negotiated", response, title_hint), "miss"
             advertised = _link_header_alternate(response)
@@ -151,8 +162,7 @@ class PageReader:
                 if twin is not None:
                     entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
                     return entry, "miss"
-            # Seconds of CPU for a big page: off the event loop, so other calls go on.
-            extracted = await anyio.to_thread.run_sync(_extract, response)
+            extracted = await _extract_off_loop(response)
             if extracted.refresh_url:
                 target = self._stub_target(response.url, extracted.refresh_url)
                 continue
@@ -198,7 +208,7 @@ class PageReader:
         except (InvalidArgs, FetchFailed) as exc:
             log.info("no Markdown from %s: %s", url, exc.message)
             return None
-        return response if _is_markdown(response) else None
+        return response if _is_markdown(response) and _is_page(response) else None
 
     def _stub_target(self, stub: str, target: str) -> str:
         if target.split("#", 1)[0] == stub:
@@ -265,18 +275,48 @@ def _answer(entry: dict[str, Any], state: str, age: float, reason: str = "") -> 
 
 
 def _site_unavailable(exc: FetchFailed) -> bool:
-    """Down, timed out or rate-limited (a stale copy helps); not an answer like 404."""
+    """Down, timed out, rate-limited or answering without a page (a stale copy helps); not an
+    answer like 404."""
     return exc.status is None or exc.status in (408, 429) or exc.status >= 500
+
+
+# Answers that carry a page; 204, 205, 206, an unasked 304, 300 and the like do not.
+_PAGE_STATUS = frozenset({200, 203})
+
+
+def _is_page(response: Response) -> bool:
+    return response.status in _PAGE_STATUS and bool(response.body.strip())
+
+
+def _require_page(response: Response) -> None:
+    """Only a real page may become (or replace) a cached copy."""
+    if not _is_page(response):
+        what = "an empty body" if response.status in _PAGE_STATUS else "no page"
+        raise FetchFailed(
+            f"{response.url}: HTTP {response.status} with {what}; not a page",
+            status=None,  # not the site's answer about the page: a stale copy may serve
+        )
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _extract(response: Response) -> Extracted:
+async def _extract_off_loop(response: Response) -> Extracted:
+    """Extraction, seconds of CPU for a big page, on a worker thread so other calls go on.
+    When the call is cancelled or its deadline passes, the caller stops waiting at once and the
+    worker stops at its next step."""
+    stop = threading.Event()
+    try:
+        return await anyio.to_thread.run_sync(_extract, response, stop, abandon_on_cancel=True)
+    finally:
+        stop.set()
+
+
+def _extract(response: Response, stop: threading.Event) -> Extracted:
     from pinax.pages.extract import decode_html, extract
 
-    return extract(decode_html(response.body, response.charset), response.url)
+    return extract(decode_html(response.body, response.charset), response.url, stop.is_set)
 
 
 def _is_markdown(response: Response) -> bool:

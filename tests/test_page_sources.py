@@ -45,16 +45,19 @@ def other_site() -> Iterator[Site]:
 
 
 def without_comment_lines(markdown: str) -> str:
-    """The Markdown less its `<!-- ... -->` lines outside code fences (what a reader sees),
-    a comment over several lines included."""
-    kept, fence, comment = [], None, False
+    """The Markdown less its `<!-- ... -->` lines and `<style>` blocks outside code fences
+    (what a reader sees), over several lines included."""
+    kept, fence, until = [], None, ""
     for line in markdown.split("\n"):
         marker = re.match(r"\s*(`{3,}|~{3,})", line)
-        if comment:
-            comment = "-->" not in line
+        if until:
+            until = "" if until in line else until
             continue
         if fence is None and re.fullmatch(r"\s*<!--((?!-->).)*", line):
-            comment = True
+            until = "-->"
+            continue
+        if fence is None and re.fullmatch(r"\s*<style>", line):
+            until = "</style>"
             continue
         if fence is None and marker:
             fence = marker.group(1)

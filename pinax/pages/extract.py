@@ -22,7 +22,7 @@ from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.converter import to_markdown
 from pinax.pages.fetch import usable_charset
 from pinax.pages.normalize import mark_task_lists, normalize
-from pinax.pages.text import strip_invisible
+from pinax.pages.text import count_invisible, strip_invisible
 
 # A UTF-8 lead byte read as Latin-1/cp1252, then 1-3 continuation bytes read the same way.
 _MOJIBAKE = re.compile(
@@ -76,6 +76,7 @@ class Extracted:
         source of the same page when the site offers one.
     js_shell: the page renders in the browser: scripts and (almost) no main-content text.
     word_count: words in `markdown`.
+    removed: characters of hidden text (hidden elements, invisible characters) left out.
     """
 
     title: str
@@ -84,6 +85,7 @@ class Extracted:
     markdown_alternate: str | None = None
     js_shell: bool = False
     word_count: int = 0
+    removed: int = 0
 
 
 def decode_html(body: bytes, charset: str | None = None) -> str:
@@ -229,12 +231,18 @@ def extract(html: str, url: str, stopped: Callable[[], bool] = lambda: False) ->
     alternate = _markdown_alternate(tree, base)
     has_scripts = tree.css_first("script") is not None
     mark_task_lists(tree)
-    drop_invisible(tree)
+    removed = drop_invisible(tree)
     step()
     main = find_main(tree)
     if main is None:
         return Extracted(
-            _title(tree, None), "", refresh_url, alternate, has_scripts and not refresh_url
+            _title(tree, None),
+            "",
+            refresh_url,
+            alternate,
+            has_scripts and not refresh_url,
+            0,
+            removed,
         )
     drop_boilerplate(main)
     step()
@@ -242,12 +250,14 @@ def extract(html: str, url: str, stopped: Callable[[], bool] = lambda: False) ->
     step()
     title = _title(tree, main)
     try:
-        markdown = tidy(to_markdown(main))
+        converted = to_markdown(main)
     except RecursionError:  # markup nested thousands deep: keep its text, line by line
-        markdown = tidy("\n".join(line.strip() for line in main.text(separator="\n").splitlines()))
+        converted = "\n".join(line.strip() for line in main.text(separator="\n").splitlines())
+    removed += count_invisible(converted)
+    markdown = tidy(converted)
     words = len(_WORD.findall(markdown))
     js_shell = refresh_url is None and has_scripts and words < _JS_SHELL_WORDS
-    return Extracted(title, markdown, refresh_url, alternate, js_shell, words)
+    return Extracted(title, markdown, refresh_url, alternate, js_shell, words, removed)
 
 
 def tidy(markdown: str) -> str:

@@ -31,6 +31,7 @@ from pinax.errors import CacheError, FetchFailed, InvalidArgs
 from pinax.pages.budget import Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
+from pinax.pages.hidden import drop_hidden_markup
 from pinax.pages.policy import UrlPolicy
 from pinax.pages.text import strip_invisible
 
@@ -48,6 +49,8 @@ _LOOKS_LIKE_HTML = re.compile(
 )
 _LINK_HEADER = re.compile(r"<([^<>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
 _BLANKS = re.compile(r"[ \t]*+")
+_DOCUMENT_TAG = re.compile(rb"<(?:html|head|body)[\s>]", re.I)
+_DOCUMENT_TAG_TEXT = re.compile(r"<(?:html|head|body)[\s>]", re.I)
 _LINK_PARAM = re.compile(r";\s*([\w*-]+)\s*=\s*(?:\"([^\"]*)\"|([^;,\s]*))")
 
 
@@ -156,6 +159,8 @@ class PageReader:
             _require_page(response)
             if _is_markdown(response):
                 return _entry(url, response.url, "negotiated", response, title_hint), "miss"
+            if _is_markdown(response, as_served=True):  # an HTML page labelled as Markdown
+                log.info("%s: served as Markdown but is an HTML page; reading it as HTML", target)
             advertised = _link_header_alternate(response)
             if advertised:
                 twin = await self._markdown_at(advertised, fetched)
@@ -178,7 +183,10 @@ class PageReader:
                     "run scripts; look for the same content in another page of these docs"
                 )
             title = extracted.title or title_hint
-            return _entry(url, response.url, "html", response, title, extracted.markdown), "miss"
+            entry = _entry(url, response.url, "html", response, title, extracted.markdown)
+            if extracted.removed:
+                entry["removed_hidden"] = extracted.removed
+            return entry, "miss"
         raise FetchFailed(f"{url}: more than {MAX_STUB_HOPS} redirect stubs in a row")
 
     async def _revalidate(self, previous: dict[str, Any]) -> Response | None:
@@ -233,8 +241,9 @@ def _entry(
     markdown: str | None = None,
 ) -> dict[str, Any]:
     """A cache entry: the page text with where, when and from what it came."""
+    removed = 0
     if markdown is None:
-        markdown = _clean_markdown(_decode_text(response.body, response.charset))
+        markdown, removed = _clean_markdown(_decode_text(response.body, response.charset))
     content_hash = "sha256:" + hashlib.sha256(markdown.encode("utf-8")).hexdigest()
     if source != "html":
         first = next((h for h in document(markdown, content_hash).headings if h.level == 1), None)
@@ -242,6 +251,8 @@ def _entry(
     entry: dict[str, Any] = {"url": final_url, "title": title, "source": source}
     if final_url != url:
         entry["requested_url"] = url
+    if removed:
+        entry["removed_hidden"] = removed
     entry.update(
         source_url=response.url,
         fetched_at=_now(),
@@ -319,10 +330,23 @@ def _extract(response: Response, stop: threading.Event) -> Extracted:
     return extract(decode_html(response.body, response.charset), response.url, stop.is_set)
 
 
-def _is_markdown(response: Response) -> bool:
-    return response.media_type in MARKDOWN_TYPES and not _LOOKS_LIKE_HTML.match(
-        response.body[:2048]
+def _is_markdown(response: Response, as_served: bool = False) -> bool:
+    """Markdown by its type, and not an HTML document labelled as Markdown (a page whose
+    hidden parts would then reach the model as text). `as_served`: by its type alone."""
+    if response.media_type not in MARKDOWN_TYPES:
+        return False
+    return as_served or not (
+        _LOOKS_LIKE_HTML.match(response.body[:2048]) or _html_document(response.body)
     )
+
+
+def _html_document(body: bytes) -> bool:
+    """`<html>`, `<head>` or `<body>` tags outside code: a web page, not Markdown about one."""
+    if not _DOCUMENT_TAG.search(body):
+        return False
+    text = _decode_text(body, None)
+    in_code = _code_test(text, Document(text))
+    return any(not in_code(match.start()) for match in _DOCUMENT_TAG_TEXT.finditer(text))
 
 
 def _link_header_alternate(response: Response) -> str | None:
@@ -343,13 +367,40 @@ def _decode_text(body: bytes, charset: str | None) -> str:
         return body.decode("utf-8", errors="replace")
 
 
-def _clean_markdown(text: str) -> str:
-    """Served Markdown without what its rendered page would not show: invisible characters
-    and HTML comments (outside code, where they are the example)."""
-    text = strip_invisible(text)
-    if "<!--" not in text:
-        return text
-    return _drop_comments(text, Document(text))
+def _clean_markdown(text: str) -> tuple[str, int]:
+    """Served Markdown without what its rendered page would not show, and how many characters
+    went: invisible characters, HTML comments, and raw HTML that hides its content (outside
+    code, where they are the example)."""
+    cleaned = strip_invisible(text)
+    removed = len(text) - len(cleaned)
+    if "<" not in cleaned:
+        return cleaned, removed
+    fences = Document(cleaned)
+    if "<!--" in cleaned:
+        before = len(cleaned)
+        cleaned = _drop_comments(cleaned, fences)
+        removed += before - len(cleaned)
+        fences = Document(cleaned)
+    cleaned, hidden = drop_hidden_markup(cleaned, _code_test(cleaned, fences))
+    return cleaned, removed + hidden
+
+
+def _code_test(text: str, fences: Document):
+    """A position -> "inside code?" test for positions asked in increasing order: fenced
+    code, or an odd number of backticks before it on its line (a code span)."""
+    state = {"line": -1, "from": 0, "ticks": 0}
+
+    def in_code(position: int) -> bool:
+        if fences.in_fence(position):
+            return True
+        line_start = text.rfind("\n", state["from"], position) + 1 or state["line"]
+        if line_start != state["line"]:
+            state.update(line=line_start, ticks=0, **{"from": line_start})
+        state["ticks"] += text.count("`", state["from"], position)
+        state["from"] = position
+        return state["ticks"] % 2 == 1
+
+    return in_code
 
 
 def _drop_comments(text: str, fences: Document) -> str:

@@ -109,12 +109,44 @@ def loads(raw: bytes | str, source: str = "<memory>") -> Manifest:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as exc:
         raise ManifestError(source, f"byte {exc.start}", "not UTF-8 text") from None
+    return from_dict(parse_json(text, source), source)
+
+
+def parse_json(text: str, source: str) -> Any:
+    """JSON text -> data, every way it can fail a `ManifestError`: bad JSON, nesting deeper
+    than Python recurses, a number past Python's digit limit, a lone surrogate escape."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         place = f"line {exc.lineno}, column {exc.colno}"
         raise ManifestError(source, place, f"not valid JSON ({exc.msg})") from None
-    return from_dict(data, source)
+    except RecursionError:
+        raise ManifestError(source, "", "not a manifest: JSON nested too deep") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise ManifestError(source, "", f"not a manifest: {str(exc).split(':')[0]}") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(data, source)
+    return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_lone_surrogates(data: Any, source: str) -> None:
+    """A `\\ud800` escape not paired into one character is no text: say where (no recursion,
+    the data may nest deep)."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        place, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                stack.append((f"{place}.{key}" if place else str(key), item))
+                stack.append((place, key))
+        elif isinstance(value, list):
+            stack.extend((f"{place}[{i}]", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and _LONE_SURROGATE.search(value):
+            raise ManifestError(source, place, "holds a lone surrogate (\\ud800-\\udfff escape)")
 
 
 def from_dict(data: Any, source: str = "<memory>") -> Manifest:

@@ -10,7 +10,6 @@ manifest is still rejected whole, with the same message.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -75,10 +74,10 @@ class ManifestColumns:
 def loads(raw: bytes, source: str) -> ManifestColumns:
     """Parse and validate manifest JSON into columns; errors as `manifest.loads` raises them."""
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except ValueError:  # not UTF-8, or not JSON: manifest.loads says where
+        text = raw.decode("utf-8-sig")
+    except ValueError:  # not UTF-8: manifest.loads says where
         return ManifestColumns.of(manifest_io.loads(raw, source))
-    return from_dict(data, source)
+    return from_dict(manifest_io.parse_json(text, source), source)
 
 
 def from_dict(data: Any, source: str) -> ManifestColumns:

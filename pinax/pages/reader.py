@@ -74,7 +74,8 @@ class PageReader:
     ) -> dict[str, Any]:
         """The whole page with its provenance and what the cache did."""
         self.policy.check(url)
-        found, problem = self._lookup(url)
+        # Disk I/O off the event loop: the cache folder may be slow, or planted with traps.
+        found, problem = await anyio.to_thread.run_sync(self._lookup, url)
         if found is not None and self.cache is not None:
             entry, age = found
             if age < (self.cache.ttl if ttl is None else ttl):
@@ -132,11 +133,15 @@ class PageReader:
                 ) from exc
             raise
         if self.cache is not None and problem is None:
-            try:
-                self.cache.put(url, entry)
-            except CacheError as exc:
-                log.warning("could not cache %s: %s", url, exc)
+            await anyio.to_thread.run_sync(self._store, url, entry)
         return _answer(entry, state, 0.0)
+
+    def _store(self, url: str, entry: dict[str, Any]) -> None:
+        assert self.cache is not None
+        try:
+            self.cache.put(url, entry)
+        except CacheError as exc:
+            log.warning("could not cache %s: %s", url, exc)
 
     async def _fetch(
         self, url: str, title_hint: str, twin_url: str | None, previous: dict[str, Any] | None

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,18 +91,53 @@ def slug_title(url: str) -> str:
     return re.sub(r"[-_]+", " ", slug).strip() or slug
 
 
-def load(path: str | Path) -> Manifest:
-    """Read and validate a manifest file; raise `ManifestError` naming the file and the place."""
+MAX_FILE_BYTES = 2 << 30  # a manifest of a million pages is a few hundred MB
+
+
+class SpecialFile(ValueError):
+    """Not a regular file (a FIFO, a device, a socket), or past the size limit."""
+
+
+def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes, refused at once when it is a FIFO (reading would wait for a
+    writer forever), a device (`/dev/zero` never ends) or bigger than `limit` bytes: opened
+    without blocking, checked with fstat, never read past the limit."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise SpecialFile("not a regular file (a FIFO, device or socket); refused")
+        if info.st_size > limit:
+            raise SpecialFile(f"{info.st_size:,} bytes, over the {limit:,}-byte limit")
+        with os.fdopen(fd, "rb", closefd=False) as reader:
+            data = reader.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise SpecialFile(f"grew past the {limit:,}-byte limit while read")
+    return data
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A manifest file's bytes; any failure a `ManifestError` naming the file."""
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
+        return read_regular(path)
+    except SpecialFile as exc:
+        raise ManifestError(source, "", str(exc)) from None
     except FileNotFoundError:
         raise ManifestError(source, "", "no such file") from None
     except IsADirectoryError:
         raise ManifestError(source, "", "is a directory, not a manifest file") from None
     except OSError as exc:
         raise ManifestError(source, "", f"cannot read: {exc.strerror or exc}") from None
-    return loads(raw, source)
+
+
+def load(path: str | Path) -> Manifest:
+    """Read and validate a manifest file; raise `ManifestError` naming the file and the place."""
+    return loads(read_bytes(path), str(path))
 
 
 def loads(raw: bytes | str, source: str = "<memory>") -> Manifest:
@@ -277,11 +314,12 @@ def _kind(value: Any) -> str:
 
 
 def manifest_files(docs: Iterable[Path]) -> list[Path]:
-    """The manifest files named by `docs`: a folder stands for the `*.json` files in it."""
+    """The manifest files named by `docs`: a folder stands for the `*.json` files in it (a FIFO
+    or device among them too, so that loading refuses it by name instead of skipping it)."""
     files: list[Path] = []
     for entry in docs:
         if entry.is_dir():
-            files.extend(sorted(p for p in entry.glob("*.json") if p.is_file()))
+            files.extend(sorted(p for p in entry.glob("*.json") if not p.is_dir()))
         else:
             files.append(entry)
     return files

@@ -8,6 +8,7 @@ reloading server keeps serving the manifests it had.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -105,3 +106,58 @@ async def test_the_reloading_server_keeps_its_docs_through_bad_manifests(tmp_pat
                 await anyio.sleep(0.1)
             assert [d["name"] for d in docs] == ["fixed"]
     assert "Traceback" not in server.log_text()
+
+
+# 14. Special and huge local files
+
+
+def special(tmp_path: Path, kind: str, name: str) -> Path:
+    """A FIFO, a device or a 3 GiB sparse file, as `name`."""
+    if kind == "device":
+        return Path("/dev/zero")
+    path = tmp_path / name
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        with path.open("wb") as sparse:
+            sparse.truncate(3 << 30)
+    return path
+
+
+COMMANDS = {
+    "search --docs": lambda path: ["search", "--docs", str(path), "guide"],
+    "serve --docs": lambda path: ["serve", "--docs", str(path)],
+    "build": lambda path: ["build", str(path), "--url", "http://127.0.0.1:9/"],
+    "serve --docs folder": lambda path: ["serve", "--docs", str(path.parent)],
+}
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_special_files_are_refused_at_once(tmp_path: Path, kind: str, command: str) -> None:
+    if command == "serve --docs folder" and kind == "device":
+        pytest.skip("a folder holds no device here")
+    path = special(tmp_path, kind, "docs.json" if "docs" in command else "llms.txt")
+    started = time.monotonic()
+    done = pinax(*COMMANDS[command](path), timeout=30)
+    assert time.monotonic() - started < 20
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert str(path) in done.stderr, done.stderr
+    assert "not a regular file" in done.stderr or "limit" in done.stderr, done.stderr
+
+
+@pytest.mark.anyio
+async def test_the_watcher_refuses_a_fifo_and_keeps_serving(tmp_path: Path) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    (folder / "site.json").write_text(json.dumps(GOOD))
+    with served_http("--docs", str(folder), "--watch-interval", "0.1") as server:
+        async with Client(server.url) as client:
+            os.mkfifo(folder / "trap.json")
+            deadline = time.monotonic() + 10
+            while "trap.json" not in server.log_text() and time.monotonic() < deadline:
+                await anyio.sleep(0.1)
+            assert "not a regular file" in server.log_text()
+            with anyio.fail_after(5):
+                docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
+            assert [d["name"] for d in docs] == ["site"]

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from pinax.cli.common import AllowPrivateOption, fail
+from pinax.cli.common import AllowPrivateOption, fail, safe
 from pinax.errors import PinaxError
 
 
@@ -109,7 +109,7 @@ def build(
     try:
         manifest = asyncio.run(build_manifest(source, options, reporter))
         if output is None:
-            sys.stdout.write(dump(manifest))
+            sys.stdout.write(safe(dump(manifest)))
             return
         outcome = publish_manifest(manifest, output, check, max_removed, reporter)
     except PinaxError as exc:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 from typing import Annotated, Any
 
 import typer
 
-from pinax.cli.common import CacheDirOption, DocsOption, JsonOption, fail, load_tools
+from pinax.cli.common import (
+    CacheDirOption,
+    DocsOption,
+    JsonOption,
+    fail,
+    load_tools,
+    safe,
+    safe_json,
+)
 from pinax.errors import PinaxError
 
 
@@ -46,7 +53,7 @@ def search(
     except PinaxError as exc:
         fail(exc.message, 1)
     if as_json:
-        typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
+        typer.echo(safe_json(answer, indent=2))
         return
     print_table(answer)
 
@@ -63,22 +70,22 @@ def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> N
             row: dict[str, Any] = tools.search_pages(text, **options)
         except PinaxError as exc:
             row = {"query": text, **exc.to_dict()}
-        write(json.dumps(row, ensure_ascii=False) + "\n")
+        write(safe_json(row) + "\n")
 
 
 def print_table(answer: dict[str, Any]) -> None:
     if answer.get("did_you_mean"):
-        typer.echo(f"(searched for: {answer['did_you_mean']})")
+        typer.echo(safe(f"(searched for: {answer['did_you_mean']})"))
     results = answer["results"]
     if not results:
         typer.echo("no results")
         return
     for row in results:
         where = f"[{row['docs']}] " if "docs" in row else ""
-        typer.echo(f"{row['score']:.2f}  {where}{row['title']}")
-        typer.echo(f"      {row['url']}")
+        typer.echo(safe(f"{row['score']:.2f}  {where}{row['title']}"))
+        typer.echo(safe(f"      {row['url']}"))
         if row.get("explain"):
-            typer.echo(f"      {explain_line(row['explain'])}")
+            typer.echo(safe(f"      {explain_line(row['explain'])}"))
 
 
 def explain_line(explain: dict[str, Any]) -> str:

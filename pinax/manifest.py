@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,18 +117,53 @@ def slug_title(url: str) -> str:
     return re.sub(r"[-_]+", " ", slug).strip() or slug
 
 
-def load(path: str | Path) -> Manifest:
-    """Read and validate a manifest file; raise `ManifestError` naming the file and the place."""
+MAX_FILE_BYTES = 2 << 30  # a manifest of a million pages is a few hundred MB
+
+
+class SpecialFile(ValueError):
+    """Not a regular file (a FIFO, a device, a socket), or past the size limit."""
+
+
+def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """A regular file's bytes, refused at once when it is a FIFO (reading would wait for a
+    writer forever), a device (`/dev/zero` never ends) or bigger than `limit` bytes: opened
+    without blocking, checked with fstat, never read past the limit."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise SpecialFile("not a regular file (a FIFO, device or socket); refused")
+        if info.st_size > limit:
+            raise SpecialFile(f"{info.st_size:,} bytes, over the {limit:,}-byte limit")
+        with os.fdopen(fd, "rb", closefd=False) as reader:
+            data = reader.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise SpecialFile(f"grew past the {limit:,}-byte limit while read")
+    return data
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A manifest file's bytes; any failure a `ManifestError` naming the file."""
     source = str(path)
     try:
-        raw = Path(path).read_bytes()
+        return read_regular(path)
+    except SpecialFile as exc:
+        raise ManifestError(source, "", str(exc)) from None
     except FileNotFoundError:
         raise ManifestError(source, "", "no such file") from None
     except IsADirectoryError:
         raise ManifestError(source, "", "is a directory, not a manifest file") from None
     except OSError as exc:
         raise ManifestError(source, "", f"cannot read: {exc.strerror or exc}") from None
-    return loads(raw, source)
+
+
+def load(path: str | Path) -> Manifest:
+    """Read and validate a manifest file; raise `ManifestError` naming the file and the place."""
+    return loads(read_bytes(path), str(path))
 
 
 def loads(raw: bytes | str, source: str = "<memory>") -> Manifest:
@@ -135,12 +172,44 @@ def loads(raw: bytes | str, source: str = "<memory>") -> Manifest:
         text = raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw
     except UnicodeDecodeError as exc:
         raise ManifestError(source, f"byte {exc.start}", "not UTF-8 text") from None
+    return from_dict(parse_json(text, source), source)
+
+
+def parse_json(text: str, source: str) -> Any:
+    """JSON text -> data, every way it can fail a `ManifestError`: bad JSON, nesting deeper
+    than Python recurses, a number past Python's digit limit, a lone surrogate escape."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         place = f"line {exc.lineno}, column {exc.colno}"
         raise ManifestError(source, place, f"not valid JSON ({exc.msg})") from None
-    return from_dict(data, source)
+    except RecursionError:
+        raise ManifestError(source, "", "not a manifest: JSON nested too deep") from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise ManifestError(source, "", f"not a manifest: {str(exc).split(':')[0]}") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(data, source)
+    return data
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_lone_surrogates(data: Any, source: str) -> None:
+    """A `\\ud800` escape not paired into one character is no text: say where (no recursion,
+    the data may nest deep)."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        place, value = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                stack.append((f"{place}.{key}" if place else str(key), item))
+                stack.append((place, key))
+        elif isinstance(value, list):
+            stack.extend((f"{place}[{i}]", item) for i, item in enumerate(value))
+        elif isinstance(value, str) and _LONE_SURROGATE.search(value):
+            raise ManifestError(source, place, "holds a lone surrogate (\\ud800-\\udfff escape)")
 
 
 def from_dict(data: Any, source: str = "<memory>") -> Manifest:
@@ -307,11 +376,12 @@ def _kind(value: Any) -> str:
 
 
 def manifest_files(docs: Iterable[Path]) -> list[Path]:
-    """The manifest files named by `docs`: a folder stands for the `*.json` files in it."""
+    """The manifest files named by `docs`: a folder stands for the `*.json` files in it (a FIFO
+    or device among them too, so that loading refuses it by name instead of skipping it)."""
     files: list[Path] = []
     for entry in docs:
         if entry.is_dir():
-            files.extend(sorted(p for p in entry.glob("*.json") if p.is_file()))
+            files.extend(sorted(p for p in entry.glob("*.json") if not p.is_dir()))
         else:
             files.append(entry)
     return files

@@ -46,6 +46,7 @@ MAX_CURSOR_LENGTH = 200
 INDEX_FOLDER = "indexes"  # the on-disk search indexes, inside the cache folder
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_INTEGER = re.compile(r"-?[0-9]+")
 
 
 class Tools:
@@ -329,13 +330,21 @@ def _bounded_int(value: Any, name: str, low: int, high: int, default: int) -> in
     if value is None:
         return default
     number = value
-    is_digits = isinstance(value, str) and value.strip().lstrip("-").isdigit()
-    if is_digits or (isinstance(value, float) and value.is_integer()):
+    if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+        digits = value.strip().lstrip("-")
+        if len(digits) > 18:  # out of range, and past what int() converts if long enough
+            raise InvalidArgs(
+                f"{name} must be between {low} and {high} (got a number of {len(digits):,} digits)"
+            )
+        number = int(value.strip())  # ASCII digits only: isdigit() also takes "²" and "①"
+    elif isinstance(value, float) and value.is_integer():
         number = int(value)
     if isinstance(number, bool) or not isinstance(number, int):
-        raise InvalidArgs(f"{name} must be an integer, got {_kind(value)}")
+        raise InvalidArgs(f"{name} must be an integer in digits 0-9, got {_kind(value)}")
     if not low <= number <= high:
-        raise InvalidArgs(f"{name} must be between {low} and {high} (got {number})")
+        digits = int(abs(number).bit_length() * 0.30103) + 1
+        shown = number if abs(number) < 10**18 else f"a number of about {digits:,} digits"
+        raise InvalidArgs(f"{name} must be between {low} and {high} (got {shown})")
     return number
 
 
@@ -359,7 +368,8 @@ def _fraction(value: Any, name: str) -> float:
     if isinstance(number, bool) or not isinstance(number, int | float):
         raise InvalidArgs(f"{name} must be a number between 0 and 1, got {_kind(value)}")
     if not 0.0 <= number <= 1.0:
-        raise InvalidArgs(f"{name} must be between 0 and 1 (got {number})")
+        shown = number if abs(number) < 10**18 else "a very large number"
+        raise InvalidArgs(f"{name} must be between 0 and 1 (got {shown})")
     return float(number)
 
 
@@ -374,7 +384,10 @@ def _docs_name(value: Any) -> str | None:
 def _section(value: Any) -> str:
     text = _text(value, "section", MAX_URL_LENGTH)
     if text.startswith(("http://", "https://")):
-        return urlsplit(text).path or "/"
+        try:
+            return urlsplit(text).path or "/"
+        except ValueError as exc:  # e.g. "https://[::1": an unclosed IPv6 address
+            raise InvalidArgs(f"section is not a valid URL ({exc}): {text[:200]!r}") from None
     if not text.startswith("/"):
         raise InvalidArgs(
             f"section must be a URL path starting with '/', e.g. '/api' (got {text!r})"

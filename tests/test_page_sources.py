@@ -45,16 +45,28 @@ def other_site() -> Iterator[Site]:
 
 
 def without_comment_lines(markdown: str) -> str:
-    """The Markdown less its `<!-- ... -->` lines outside code fences (what a reader sees)."""
-    kept, fence = [], None
+    """The Markdown less its `<!-- ... -->` lines and `<style>` blocks outside code fences
+    (what a reader sees), over several lines included."""
+    kept, fence, until = [], None, ""
     for line in markdown.split("\n"):
         marker = re.match(r"\s*(`{3,}|~{3,})", line)
+        if until:
+            until = "" if until in line else until
+            continue
+        if fence is None and re.fullmatch(r"\s*<!--((?!-->).)*", line):
+            until = "-->"
+            continue
+        if fence is None and re.fullmatch(r"\s*<style>", line):
+            until = "</style>"
+            continue
         if fence is None and marker:
             fence = marker.group(1)
         elif fence is not None and marker and marker.group(1).startswith(fence):
             fence = None
         elif fence is None and re.fullmatch(r"\s*<!--.*-->\s*", line):
             continue
+        elif fence is None and "`" not in line:  # a comment inside the text goes too
+            line = re.sub(r"<!--.*?-->", "", line)
         kept.append(line)
     return "\n".join(kept)
 

@@ -4,7 +4,8 @@ A manifest file is used as it is. Anything else is built on the fly (default opt
 titles from URLs, no crawl beyond 1,000 pages) into the cache folder,
 `<cache>/manifests/<name>-<hash of the source>.json`, and reused while fresh: a URL's
 manifest for 7 days, a local file's until the file changes. When a rebuild fails, a stale
-copy is used with a warning rather than no docs at all.
+copy is used with a warning rather than no docs at all. Such a manifest keeps only the pages
+on the site's own origin: it comes from the site, and it is get_page's allow-list.
 
 The command's own options reach that build, so they mean there what they mean to
 `pinax build`: `--allow-private` (a site on an intranet) and `--url` (the site a local
@@ -18,11 +19,15 @@ import hashlib
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pinax.errors import PinaxError
 
 from .report import Reporter
 from .urls import default_name, is_url
+
+if TYPE_CHECKING:
+    from pinax.manifest import Manifest
 
 MANIFEST_MAX_AGE = 7 * 24 * 3600.0
 
@@ -84,8 +89,41 @@ def _build_into(
     options = BuildOptions(site_url=site_url, allow_private=tuple(allow_private))
 
     reporter.note(f"building a manifest of {source} (cached in {target.parent})")
-    manifest = asyncio.run(build(source, options, reporter))
+    manifest = _own_origin_only(asyncio.run(build(source, options, reporter)), source)
     write_atomic(target, dump(manifest))
+
+
+def _own_origin_only(manifest: Manifest, source: str) -> Manifest:
+    """The manifest's pages on the site's own origin only. A manifest is get_page's
+    allow-list, and one built on the fly comes from the site itself: a link in its llms.txt
+    or sitemap must not open another host to the model (the operator opens one by building
+    a manifest file with `pinax build --allow-host` and serving that)."""
+    from dataclasses import replace
+
+    from pinax.pages import origin_of
+
+    allowed = {_origin(origin_of, manifest.url)}
+    if is_url(source):
+        allowed.add(_origin(origin_of, source))
+    kept = []
+    for page in manifest.pages:
+        if _origin(origin_of, page.url) not in allowed:
+            continue
+        if page.markdown_url and _origin(origin_of, page.markdown_url) not in allowed:
+            page = replace(page, markdown_url=None)
+        kept.append(page)
+    if len(kept) == len(manifest.pages) and all(
+        a is b for a, b in zip(kept, manifest.pages, strict=True)
+    ):
+        return manifest
+    return replace(manifest, pages=tuple(kept))
+
+
+def _origin(origin_of: Any, url: str) -> Any:
+    try:
+        return origin_of(url)
+    except ValueError:
+        return None
 
 
 def _cache_file(cache_dir: Path | None, source: str, label: str) -> Path:

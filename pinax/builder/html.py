@@ -11,7 +11,7 @@ from urllib.parse import urljoin
 from selectolax.lexbor import LexborHTMLParser
 
 _SEPARATOR = r"\s+[-|—–·»]\s+"
-_TITLE_TAG = re.compile(rb"<title\b[^>]*>([^<]*)</title\s*>", re.I)
+_TITLE_TAG = re.compile(rb"<title\b[^<>]*>([^<]*)</title\s*>", re.I)
 _HEAD_BYTES = 256 * 1024
 _SPACES = re.compile(r"\s+")
 _PERMALINKS = "a.headerlink, a.anchor, a.hash-link, a.header-anchor"

@@ -16,7 +16,8 @@ from pinax.manifest import Page, parent_section
 
 from .urls import resolve
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+# Closing `#`s are cut by `_heading_text`; `(.+?)\s*#*\s*$` backtracked in cubic time.
+_HEADING = re.compile(r"^(#{1,6})\s+(.+)$")
 _BULLET_LINK = re.compile(
     r"^\s*[-*+]\s+\[(?P<title>(?:[^\[\]]|\[[^\[\]]*\])*)\]"
     r"\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)(?P<rest>.*)$"
@@ -49,7 +50,7 @@ def parse(text: str, base_url: str) -> LlmsTxt:
     first_link = next((i for i, line in enumerate(lines) if _BULLET_LINK.match(line)), len(lines))
     title_line = h1_lines[0] if len(h1_lines) == 1 and h1_lines[0] < first_link else None
 
-    title = _plain(_HEADING.match(lines[title_line]).group(2)) if title_line is not None else None
+    title = _plain(_heading_text(lines[title_line])) if title_line is not None else None
     summary = _summary(lines, 0 if title_line is None else title_line + 1, first_link)
     group: str | None = None
     groups: list[str] = []
@@ -58,7 +59,7 @@ def parse(text: str, base_url: str) -> LlmsTxt:
         level = _level(line)
         if level and i != title_line:
             if level <= 2:
-                group = _plain(_HEADING.match(line).group(2))
+                group = _plain(_heading_text(line))
                 groups.append(group)
             continue
         match = _BULLET_LINK.match(line)
@@ -107,6 +108,14 @@ def to_page(link: Link, own_site: bool) -> Page:
         group=link.group,
         markdown_url=markdown_url,
     )
+
+
+def _heading_text(line: str) -> str:
+    """A heading line's text, without the closing `#`s and blanks (as `(.+?)\\s*#*\\s*$`)."""
+    match = _HEADING.match(line)
+    text = match.group(2) if match else ""
+    bare = text.rstrip().rstrip("#").rstrip()
+    return bare or text[:1]
 
 
 def _level(line: str) -> int:

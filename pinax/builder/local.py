@@ -11,6 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from pinax.errors import InvalidArgs
+from pinax.manifest import SpecialFile, read_regular
 from pinax.pages import origin_of
 
 from . import llmstxt, sitemap
@@ -21,10 +22,9 @@ from .urls import is_url, site_base
 
 def read_file(path: Path, limit: int) -> bytes:
     try:
-        size = path.stat().st_size
-        if size > limit:
-            raise InvalidArgs(f"{path}: {size:,} bytes, over the {limit:,}-byte limit")
-        return path.read_bytes()
+        return read_regular(path, limit)  # a FIFO or a device: refused at once
+    except SpecialFile as exc:
+        raise InvalidArgs(f"{path}: {exc}") from None
     except FileNotFoundError:
         raise InvalidArgs(f"{path}: no such file (and not an http(s) URL)") from None
     except IsADirectoryError:

@@ -14,6 +14,7 @@ from pinax.cli.common import (
     LogLevelOption,
     SiteUrlOption,
     fail,
+    safe,
     setup_logging,
 )
 from pinax.errors import PinaxError
@@ -132,7 +133,7 @@ def build(
     try:
         manifest = asyncio.run(build_manifest(source, options, reporter))
         if output is None:
-            sys.stdout.write(dump(manifest))
+            sys.stdout.write(safe(dump(manifest)))
             return
         outcome = publish_manifest(manifest, output, check, max_removed, reporter)
     except PinaxError as exc:

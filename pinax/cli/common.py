@@ -3,7 +3,9 @@ durations, and `fail` (the one way a command reports an error and exits)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,9 +78,29 @@ LogLevelOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 
 
+# What a terminal acts on instead of showing: C0 controls but tab and newline (ESC starts
+# escape sequences that can rewrite the screen, the title, the clipboard), DEL, C1 controls
+# (U+009B is a CSI on its own) and the bidirectional overrides that reorder what is shown.
+_TERMINAL_UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def safe(text: str) -> str:
+    """Remote text (titles, URLs, pages, messages) made safe to print on a terminal: every
+    character a terminal would act on is shown as its escape (`\\x1b`), never sent raw."""
+    return _TERMINAL_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def safe_json(value: Any, **options: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False)`, with what a terminal would act on written as
+    JSON escapes (json leaves C1 and bidirectional controls raw): the same data, still JSON."""
+    return safe(json.dumps(value, ensure_ascii=False, **options))
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """Report an error on stderr, one line, and exit (2: bad input or start-up; 1: a failure)."""
-    typer.echo(f"pinax: error: {message}", err=True)
+    typer.echo(f"pinax: error: {safe(message)}", err=True)
     raise typer.Exit(code)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -20,6 +19,8 @@ from pinax.cli.common import (
     TtlOption,
     fail,
     load_tools,
+    safe,
+    safe_json,
     setup_logging,
 )
 from pinax.errors import PinaxError
@@ -53,11 +54,11 @@ def page(
     except PinaxError as exc:
         fail(exc.message, 1)
     if as_json:
-        typer.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        typer.echo(safe_json(result, indent=2))
         return
     meta = {k: v for k, v in result.items() if k != "markdown"}
-    typer.echo(json.dumps(meta, ensure_ascii=False), err=True)
-    typer.echo(result["markdown"])
+    typer.echo(safe_json(meta), err=True)
+    typer.echo(safe(result["markdown"]))
 
 
 def extract(
@@ -79,10 +80,10 @@ def extract(
         fail(f"cannot read {file}: {exc.strerror or exc}")
     page = extract_page(decode_html(body, charset), url or "")
     if as_json:
-        typer.echo(json.dumps(asdict(page), ensure_ascii=False, indent=2))
+        typer.echo(safe_json(asdict(page), indent=2))
     elif page.refresh_url:
-        typer.echo(f"pinax: this page redirects to {page.refresh_url}", err=True)
+        typer.echo(safe(f"pinax: this page redirects to {page.refresh_url}"), err=True)
     else:
-        typer.echo(page.markdown, nl=False)
+        typer.echo(safe(page.markdown), nl=False)
     if page.js_shell:  # get_page refuses such a page with the same words
         fail(page.shell_problem(url or file), 1)

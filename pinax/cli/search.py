@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Iterable
 from typing import Annotated, Any
@@ -18,6 +17,8 @@ from pinax.cli.common import (
     SiteUrlOption,
     fail,
     load_tools,
+    safe,
+    safe_json,
     setup_logging,
 )
 from pinax.errors import PinaxError
@@ -66,7 +67,7 @@ def search(
     except PinaxError as exc:
         fail(exc.message, 1)
     if as_json:
-        typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
+        typer.echo(safe_json(answer, indent=2))
         return
     print_table(answer, within)
 
@@ -81,14 +82,14 @@ def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> N
             row: dict[str, Any] = tools.search_pages(text, **options)
         except PinaxError as exc:
             row = {"query": text, **exc.to_dict()}
-        write(json.dumps(row, ensure_ascii=False) + "\n")
+        write(safe_json(row) + "\n")
 
 
 def print_table(answer: dict[str, Any], within: str | None = None) -> None:
     """Score, library and title, then the URL: the library on every row, as scores are
     compared across libraries."""
     if answer.get("did_you_mean"):
-        typer.echo(f"(searched for: {answer['did_you_mean']})")
+        typer.echo(safe(f"(searched for: {answer['did_you_mean']})"))
     results = answer["results"]
     if not results:
         typer.echo("no results")
@@ -96,13 +97,13 @@ def print_table(answer: dict[str, Any], within: str | None = None) -> None:
     for row in results:
         library = row.get("docs") or within
         where = f"[{library}] " if library else ""
-        typer.echo(f"{row['score']:.2f}  {where}{row['title']}")
-        typer.echo(f"      {row['url']}")
+        typer.echo(safe(f"{row['score']:.2f}  {where}{row['title']}"))
+        typer.echo(safe(f"      {row['url']}"))
         if row.get("heading"):
             anchor = f"  (#{row['anchor']})" if row.get("anchor") else ""
-            typer.echo(f"      > {row['heading']}{anchor}")
+            typer.echo(safe(f"      > {row['heading']}{anchor}"))
         if row.get("explain"):
-            typer.echo(f"      {explain_line(row['explain'])}")
+            typer.echo(safe(f"      {explain_line(row['explain'])}"))
 
 
 def explain_line(explain: dict[str, Any]) -> str:

@@ -72,11 +72,17 @@ class PageCache:
     def get(self, key: str) -> tuple[dict[str, Any], float] | None:
         """(entry, age in seconds), or None when the key is not cached or its entry is damaged.
 
-        Raises `CacheError` only when the cache as a whole cannot be used.
+        Raises `CacheError` when the cache as a whole cannot be used, or when the entry was
+        tampered with (it points outside the folder or at a special file; it is dropped).
         """
+        from pinax.pages.cache_disk import UnsafeEntry
+
         cache = self._open()
         try:
             stored = cache.get(key)
+        except UnsafeEntry as exc:  # tampered with: dropped, and said (cache_error)
+            self._drop(key)
+            raise CacheError(f"refused and dropped the cache entry for {key}: {exc}") from None
         except DAMAGED as exc:
             stored = exc
         except Exception as exc:  # the database itself: locked, malformed, gone

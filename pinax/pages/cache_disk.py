@@ -1,27 +1,70 @@
-"""How page-cache entries lie on disk: JSON only, and nothing left behind by a failed write.
+"""How page-cache entries lie on disk: JSON only, read only from regular files inside the
+cache folder, and nothing left behind by a failed write.
 
-diskcache unpickles any entry whose row says it is pickled, whatever `Disk` class wrote the
-rest, so whoever can write the cache folder could make the server run code. Here a pickled
-entry (planted, or left by an older Pinax) is refused like any corrupt entry. And diskcache
-leaves the half-written value file of a write that failed (a full disk) where nothing will
-ever delete it; here it is removed.
+Everything in the cache folder is untrusted input (anyone who can write it can plant rows and
+files). diskcache unpickles any entry whose row says it is pickled, whatever `Disk` class
+wrote the rest; here a pickled entry (planted, or left by an older Pinax) is refused. diskcache
+joins the value file's name from the database to the folder as it is, to read it and to delete
+it; here a name that leads outside the folder (`../`, an absolute path, a symlink) is refused
+and never deleted, and only a regular file is read (a FIFO would block the reader forever, a
+device would never end), and never past `MAX_VALUE_BYTES`. A refused entry raises
+`UnsafeEntry`. And diskcache leaves the half-written value file of a write that failed (a full
+disk) where nothing will ever delete it; here it is removed.
 """
 
 from __future__ import annotations
 
 import contextlib
+import io
+import json
+import logging
 import os
+import stat
+import zlib
 from typing import Any
 
 from diskcache import JSONDisk
-from diskcache.core import MODE_PICKLE
+from diskcache.core import MODE_BINARY, MODE_PICKLE, MODE_TEXT
+
+MAX_VALUE_BYTES = 64 << 20  # a page is at most 10 MiB of text before compression
+
+log = logging.getLogger("pinax.pages")
+
+
+class UnsafeEntry(ValueError):
+    """A cache row that points outside the folder, at a special file, or at too much."""
 
 
 class JsonOnlyDisk(JSONDisk):
     def fetch(self, mode: int, filename: str | None, value: Any, read: bool) -> Any:
         if mode == MODE_PICKLE:
             raise ValueError("a pickled page-cache entry; refused")
+        if mode in (MODE_BINARY, MODE_TEXT):
+            data = _read_regular(self._inside(filename))
+            if read:
+                return io.BytesIO(data)
+            return json.loads(zlib.decompress(data).decode("utf-8"))
         return super().fetch(mode, filename, value, read)
+
+    def remove(self, file_path: str) -> None:
+        try:
+            full = self._inside(file_path)
+            if not stat.S_ISREG(os.lstat(full).st_mode):
+                raise UnsafeEntry(f"{file_path!r} is not a regular file")
+        except (UnsafeEntry, OSError) as exc:
+            log.warning("left a page-cache value file alone: %s", exc)
+            return
+        super().remove(file_path)
+
+    def _inside(self, filename: Any) -> str:
+        """The value file's real path, which must lie inside the cache folder."""
+        if not isinstance(filename, str) or not filename or "\0" in filename:
+            raise UnsafeEntry(f"a page-cache value file named {filename!r}; refused")
+        root = os.path.realpath(self._directory)
+        full = os.path.realpath(os.path.join(root, filename))
+        if full == root or os.path.commonpath([root, full]) != root:
+            raise UnsafeEntry(f"a page-cache value file outside the cache folder ({filename!r})")
+        return full
 
     def _write(self, full_path: str, iterator: Any, mode: str, encoding: str | None = None) -> Any:
         try:
@@ -30,3 +73,23 @@ class JsonOnlyDisk(JSONDisk):
             with contextlib.suppress(OSError):
                 os.remove(full_path)
             raise
+
+
+def _read_regular(path: str) -> bytes:
+    """A regular file's bytes, opened without blocking (a FIFO) and without following a
+    symlink, never more than MAX_VALUE_BYTES."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeEntry(f"{path} is not a regular file; refused")
+        if info.st_size > MAX_VALUE_BYTES:
+            raise UnsafeEntry(f"{path} holds {info.st_size:,} bytes, past the limit; refused")
+        with os.fdopen(fd, "rb", closefd=False) as reader:
+            data = reader.read(MAX_VALUE_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_VALUE_BYTES:
+        raise UnsafeEntry(f"{path} grew past the limit while read; refused")
+    return data

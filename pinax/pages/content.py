@@ -19,14 +19,19 @@ import re
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from pinax.pages.hidden import hides, hiding_rules
+
 INVISIBLE = (
     "script, style, noscript, template, link, meta, svg, canvas, iframe, object, embed, "
     "dialog, input, select, textarea, button, map, audio, video source",
+)
+# Hidden text: counted as removed (a page hiding text from people is worth telling about).
+HIDDEN = (
     '[hidden]:not([role="tabpanel"]), [aria-hidden="true"]:not([role="tabpanel"])',
     ".sr-only, .visually-hidden, .screen-reader-text, .visuallyhidden, .skip-link, "
     ".skip-to-content",
 )
-_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.I)
+_MAX_STYLE_SHEETS = 50
 
 # Content containers of documentation generators, most specific first.
 GENERATOR_MAIN = (
@@ -156,22 +161,57 @@ BOILERPLATE = (
 TOC = ".toc, #toc, .table-of-contents"
 
 
-def drop_invisible(tree: LexborHTMLParser) -> None:
-    """Remove what a reader cannot see, so it can never reach the agent."""
+def drop_invisible(tree: LexborHTMLParser) -> int:
+    """Remove what a reader cannot see, so it can never reach the agent; return how many
+    characters of hidden text went (scripts and the like are not counted: they are not text)."""
     root = tree.root
     if root is None:
-        return
+        return 0
     _reveal_streamed(tree)
-    for selector in INVISIBLE:
+    # Read before scripts and styles go: the selectors the page's style sheets hide.
+    rules = [
+        rule
+        for sheet in root.css("style")[:_MAX_STYLE_SHEETS]
+        for rule in hiding_rules(sheet.text())
+    ]
+    removed = 0
+
+    def drop(node: LexborNode) -> None:
+        nonlocal removed
+        removed += len(node.text(separator=" ").strip())
+        node.decompose()
+
+    for node in root.css(INVISIBLE[0]):
+        node.decompose()
+    for selector in HIDDEN:
         for node in root.css(selector):
-            node.decompose()
+            drop(node)
+    for node in root.css('[hidden][role="tabpanel"], [aria-hidden="true"][role="tabpanel"]'):
+        if not _in_tab_set(node):  # a hidden tab of a tab set is content; alone, it is not
+            drop(node)
     # An inline-hidden wrapper around most of the page is an anti-flicker veil that a script
     # lifts (Next.js and others), not hidden text: it stays.
     body = tree.body
     veil = 0.5 * len(body.text()) if body is not None else 0
     for node in root.css('[style]:not([role="tabpanel"])'):
-        if _HIDDEN_STYLE.search(node.attributes.get("style") or "") and len(node.text()) < veil:
-            node.decompose()
+        if hides(node.attributes.get("style") or "") and len(node.text()) < veil:
+            drop(node)
+    for rule in rules:
+        try:
+            nodes = root.css(rule)
+        except Exception:  # a selector lexbor does not take: not a rule to apply
+            continue
+        for node in nodes:
+            if len(node.text()) < veil:
+                drop(node)
+    return removed
+
+
+def _in_tab_set(panel: LexborNode) -> bool:
+    parent = panel.parent
+    return parent is not None and (
+        parent.css_first('[role="tablist"]') is not None or len(parent.css('[role="tabpanel"]')) > 1
+    )
 
 
 def _reveal_streamed(tree: LexborHTMLParser) -> None:

@@ -25,7 +25,8 @@ from selectolax.lexbor import LexborNode
 _BACKTICK_RUN = re.compile(r"`{3,}")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _LINE_CONTENT = re.compile(r"^(.*)", re.M)
-_NEWLINE_WHITESPACE = re.compile(r"[\t \r\n]*[\r\n][\t \r\n]*")
+# Starts only where a run of blanks starts, so a long run without a newline is read once.
+_NEWLINE_WHITESPACE = re.compile(r"(?<![\t ])[\t ]*+[\r\n][\t \r\n]*+")
 _WHITESPACE = re.compile(r"[\t ]+")
 _EDGE_NEWLINES = re.compile(r"^(\n*)((?:.*[^\n])?)(\n*)$", re.S)
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})

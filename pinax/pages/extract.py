@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
@@ -23,7 +24,7 @@ from pinax.pages.converter import to_markdown
 from pinax.pages.fetch import usable_charset
 from pinax.pages.normalize import mark_task_lists, normalize
 from pinax.pages.outline import PageHeading, aligned_headings, mark_anchors
-from pinax.pages.text import strip_invisible
+from pinax.pages.text import count_invisible, strip_invisible
 
 # A UTF-8 lead byte read as Latin-1/cp1252, then 1-3 continuation bytes read the same way.
 _MOJIBAKE = re.compile(
@@ -31,10 +32,9 @@ _MOJIBAKE = re.compile(
     "\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]{1,3}"
 )
 _MOJIBAKE_SIGN = re.compile("[\u0080-\u009f]|\u00e2\u20ac")
-_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.I)
-_REFRESH = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(.*?)\s*$", re.I | re.S)
+_CHARSET = re.compile(rb"""<meta[^<>]+charset\s*=\s*["']?\s*([\w:.-]+)""", re.I)
+_REFRESH = re.compile(r"\s*+(\d++(?:\.\d*+)?)?\s*+[;,]?\s*+(?:url\s*+=\s*+)?", re.I)
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_TRAILING_SPACE = re.compile(r"[ \t]+$", re.M)
 _WORD = re.compile(r"\w+")
 # WHATWG: these labels mean windows-1252 in every browser.
 _WINDOWS_1252 = frozenset(
@@ -48,13 +48,21 @@ _JS_SHELL_WORDS = 25
 # so a page nested deeper than MAX_NESTING is refused before it is parsed.
 MAX_NESTING = 512  # real docs pages nest 20 to 30 deep (see tests/test_limits.py)
 NESTING_CHECK_FROM = 10_000  # tags; fewer parse in well under a second however they nest
-_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*?(/?)>")
+# A start or end tag's name; the rest of the tag is read by _TAG_REST, in one pass.
+_TAG_NAME = re.compile(r"<(/?)([a-zA-Z][^\t\n\f\r />]*)")
+# Up to the tag's `>`: attribute values in quotes may hold `>` and `/>`. Possessive, so a tag
+# that never ends is read once, to the end of the page, and never again (linear time).
+_TAG_REST = re.compile(r"""(?:[^>"'=]++|=[\t\n\f\r ]*+(?:"[^"]*+"|'[^']*+')?|["'])*+>""")
+# Elements whose content is text, not tags (the parser reads to their end tag).
+_RAW_TEXT = frozenset("script style textarea title xmp iframe noembed noframes plaintext".split())
+_RAW_END = {name: re.compile(rf"</{name}[\t\n\f\r />]", re.I) for name in _RAW_TEXT}
 # Elements that never wrap content, or whose end tag may be left out (the parser closes them).
 _NOT_NESTING = frozenset(
     "area base br col embed hr img input link meta param source track wbr keygen frame "
     "p li dt dd tr td th option optgroup thead tbody tfoot colgroup caption rb rt rtc rp "
     "html head body".split()
 )
+_FOREIGN = frozenset({"svg", "math"})  # inside these, `<x/>` really is empty
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,7 @@ class Extracted:
     word_count: words in `markdown`.
     headings: one per Markdown heading (see `Document`), with its clean text and the anchor
         the page gives it (see outline.py); what `pinax build --outline` records.
+    removed: characters of hidden text (hidden elements, invisible characters) left out.
     """
 
     title: str
@@ -81,6 +90,7 @@ class Extracted:
     js_shell: bool = False
     word_count: int = 0
     headings: tuple[PageHeading, ...] = ()
+    removed: int = 0
 
     def shell_problem(self, url: str) -> str:
         """Why a JavaScript shell has no content to give: get_page's error and
@@ -161,59 +171,116 @@ def _unmangle(match: re.Match[str]) -> str:
 
 
 def nesting(html: str) -> int:
-    """How deep the page's elements nest, counted from its tags (an estimate, in linear time)."""
-    depth = deepest = 0
-    for closing, name, self_closing in _TAG.findall(html):
-        if self_closing or name.lower() in _NOT_NESTING:
+    """How deep the parser will nest the page's elements, in linear time, read the way the
+    parser reads them: `<div/>` opens a div (outside SVG and MathML), an end tag closes only an
+    element that is open (and every element opened inside it), attribute values may hold `>`,
+    and script, style and the like hold text, not tags. Comments and doctypes are skipped.
+    """
+    stack: list[str] = []
+    open_count: dict[str, int] = {}
+    deepest = 0
+    position = 0
+    while (start := html.find("<", position)) >= 0:
+        if html.startswith("<!--", start):
+            end = html.find("-->", start + 4)
+            if end < 0:
+                break
+            position = end + 3
+            continue
+        tag = _TAG_NAME.match(html, start)
+        if tag is None:
+            position = start + 1
+            continue
+        rest = _TAG_REST.match(html, tag.end())
+        if rest is None:  # the tag never ends: the rest of the page is inside it
+            break
+        position = rest.end()
+        closing, name = tag.group(1), tag.group(2).lower()
+        if name in _NOT_NESTING:
             continue
         if closing:
-            depth = max(0, depth - 1)
-        else:
-            depth += 1
-            deepest = max(deepest, depth)
+            if open_count.get(name):
+                while True:  # every element opened inside it closes with it
+                    popped = stack.pop()
+                    open_count[popped] -= 1
+                    if popped == name:
+                        break
+            continue
+        foreign = open_count.get("svg") or open_count.get("math")
+        if foreign and html[position - 2] == "/":
+            continue
+        stack.append(name)
+        open_count[name] = open_count.get(name, 0) + 1
+        deepest = max(deepest, len(stack))
+        if name in _RAW_TEXT:
+            end = _RAW_END[name].search(html, position)
+            if end is None:
+                break
+            position = end.start()
     return deepest
 
 
-def extract(html: str, url: str) -> Extracted:
-    """The page's title, its main content as Markdown, and its signals (see `Extracted`)."""
+def extract(html: str, url: str, stopped: Callable[[], bool] = lambda: False) -> Extracted:
+    """The page's title, its main content as Markdown, and its signals (see `Extracted`).
+
+    `stopped` is asked between steps: once it says True (the call was cancelled or ran out of
+    time), the work ends with `FetchFailed` instead of running on for nobody.
+    """
     depth = nesting(html) if html.count("<") > NESTING_CHECK_FROM else 0
     if depth > MAX_NESTING:
         raise FetchFailed(
             f"{url}: the page nests elements {depth:,} deep (the limit is {MAX_NESTING}); "
             "refused to parse it"
         )
+
+    def step() -> None:
+        if stopped():
+            raise FetchFailed(f"{url}: extraction stopped (the call was cancelled or timed out)")
+
+    step()
     tree = LexborHTMLParser(repair_mojibake(html))
+    step()
     base = _base_url(tree, url)
     refresh_url = _refresh_url(tree, base)
     alternate = _markdown_alternate(tree, base)
     has_scripts = tree.css_first("script") is not None
     mark_task_lists(tree)
-    drop_invisible(tree)
+    removed = drop_invisible(tree)
+    step()
     main = find_main(tree)
     if main is None:
         return Extracted(
-            _title(tree, None), "", refresh_url, alternate, has_scripts and not refresh_url
+            _title(tree, None),
+            "",
+            refresh_url,
+            alternate,
+            has_scripts and not refresh_url,
+            removed=removed,
         )
     drop_boilerplate(main)
     mark_anchors(main)  # before normalize drops the permalinks
+    step()
     normalize(tree, main, base)
+    step()
     title = _title(tree, main)
     try:
-        markdown = tidy(to_markdown(main))
+        converted = to_markdown(main)
     except RecursionError:  # markup nested thousands deep: keep its text, line by line
-        markdown = tidy("\n".join(line.strip() for line in main.text(separator="\n").splitlines()))
+        converted = "\n".join(line.strip() for line in main.text(separator="\n").splitlines())
+    removed += count_invisible(converted)
+    markdown = tidy(converted)
     words = len(_WORD.findall(markdown))
     js_shell = refresh_url is None and has_scripts and words < _JS_SHELL_WORDS
     titles = [(h.level, h.title) for h in Document(markdown).headings]
     headings = aligned_headings(main, titles)
-    return Extracted(title, markdown, refresh_url, alternate, js_shell, words, headings)
+    return Extracted(title, markdown, refresh_url, alternate, js_shell, words, headings, removed)
 
 
 def tidy(markdown: str) -> str:
     """Invisible characters out, NBSP as spaces, trailing spaces and blank-line runs trimmed
     (blank lines inside fenced code are kept as they are)."""
     markdown = strip_invisible(markdown).replace("\u00a0", " ")
-    markdown = _TRAILING_SPACE.sub("", markdown).strip("\n")
+    markdown = "\n".join(line.rstrip(" \t") for line in markdown.split("\n")).strip("\n")
     if "\n\n\n" in markdown:
         markdown = _collapse_blank_runs(markdown)
     return markdown + "\n" if markdown else ""
@@ -249,11 +316,13 @@ def _refresh_url(tree: LexborHTMLParser, base: str) -> str | None:
     for meta in tree.css("meta[http-equiv]"):
         if (meta.attributes.get("http-equiv") or "").strip().lower() != "refresh":
             continue
-        match = _REFRESH.match(meta.attributes.get("content") or "")
-        if not match or not match.group(2):
+        content = meta.attributes.get("content") or ""
+        match = _REFRESH.match(content)
+        rest = content[match.end() :].strip()
+        if not rest:
             continue
         delay = float(match.group(1) or 0)
-        target = match.group(2).strip("'\" ")
+        target = rest.strip("'\" ")
         if target and delay <= _REFRESH_MAX_DELAY:
             return urljoin(base, target)
     return None

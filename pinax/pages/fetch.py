@@ -236,6 +236,10 @@ class Fetcher:
                 raise FetchFailed(f"{url}: timed out") from None
             except httpx.HTTPError as exc:
                 raise FetchFailed(f"{url}: {_reason(exc)}") from None
+            except (httpx.InvalidURL, ValueError) as exc:  # httpx reads the Location itself
+                raise FetchFailed(
+                    f"{url}: the answer redirects to something that is not a web address ({exc})"
+                ) from None
             try:
                 location = response.headers.get("location")
                 if response.status_code in REDIRECT_CODES and location:

@@ -174,6 +174,16 @@ class UrlPolicy:
         """Return the URL if it may be fetched; raise `InvalidArgs` saying why not."""
         import httpx  # on first use (see above)
 
+        try:
+            return self._check(url)
+        except (httpx.InvalidURL, ValueError) as exc:  # e.g. an IDNA error deeper in a check
+            if isinstance(exc, InvalidArgs):
+                raise
+            raise InvalidArgs(f"not a valid URL: {url[:300]!r} ({exc})") from None
+
+    def _check(self, url: str) -> str:
+        import httpx
+
         if len(url) > MAX_URL_LENGTH:
             raise InvalidArgs(f"URL is longer than {MAX_URL_LENGTH} characters")
         if any(c.isspace() or ord(c) < 32 or c == "\x7f" for c in url):

@@ -20,6 +20,7 @@ import asyncio
 import hashlib
 import logging
 import re
+import threading
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
@@ -30,6 +31,7 @@ from pinax.errors import CacheError, FetchFailed, InvalidArgs
 from pinax.pages.budget import HEADING_IDS, Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.fetch import Fetcher, Response
+from pinax.pages.hidden import drop_hidden_markup
 from pinax.pages.policy import UrlPolicy
 from pinax.pages.text import strip_invisible
 
@@ -45,9 +47,11 @@ MAX_STUB_HOPS = 3
 _LOOKS_LIKE_HTML = re.compile(
     rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
-_LINK_HEADER = re.compile(r"<([^>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
+_LINK_HEADER = re.compile(r"<([^<>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
+_BLANKS = re.compile(r"[ \t]*+")
+_DOCUMENT_TAG = re.compile(rb"<(?:html|head|body)[\s>]", re.I)
+_DOCUMENT_TAG_TEXT = re.compile(r"<(?:html|head|body)[\s>]", re.I)
 _LINK_PARAM = re.compile(r";\s*([\w*-]+)\s*=\s*(?:\"([^\"]*)\"|([^;,\s]*))")
-_COMMENT_LINES = re.compile(r"^[ \t]*<!--(?:(?!-->).)*-->[ \t]*(?:\n|$)", re.M | re.S)
 
 
 class PageReader:
@@ -70,7 +74,8 @@ class PageReader:
     ) -> dict[str, Any]:
         """The whole page with its provenance and what the cache did."""
         self.policy.check(url)
-        found, problem = self._lookup(url)
+        # Disk I/O off the event loop: the cache folder may be slow, or planted with traps.
+        found, problem = await anyio.to_thread.run_sync(self._lookup, url)
         if found is not None and self.cache is not None:
             entry, age = found
             if age < (self.cache.ttl if ttl is None else ttl):
@@ -106,8 +111,17 @@ class PageReader:
         problem: CacheError | None,
     ) -> dict[str, Any]:
         previous = found[0] if found else None
+        deadline = self.fetcher.limits.total_timeout
         try:
-            entry, state = await self._fetch(url, title_hint, twin_url, previous)
+            try:
+                # One deadline for the whole read: redirects, stubs, alternates, extraction.
+                with anyio.fail_after(deadline):
+                    entry, state = await self._fetch(url, title_hint, twin_url, previous)
+            except TimeoutError:
+                raise FetchFailed(
+                    f"{url}: no complete answer within {deadline:g} s in all (redirects, redirect "
+                    "stubs and Markdown versions included)"
+                ) from None
         except FetchFailed as exc:
             if found is not None and _site_unavailable(exc):
                 log.warning("serving a stale copy of %s: %s", url, exc.message)
@@ -119,11 +133,15 @@ class PageReader:
                 ) from exc
             raise
         if self.cache is not None and problem is None:
-            try:
-                self.cache.put(url, entry)
-            except CacheError as exc:
-                log.warning("could not cache %s: %s", url, exc)
+            await anyio.to_thread.run_sync(self._store, url, entry)
         return _answer(entry, state, 0.0)
+
+    def _store(self, url: str, entry: dict[str, Any]) -> None:
+        assert self.cache is not None
+        try:
+            self.cache.put(url, entry)
+        except CacheError as exc:
+            log.warning("could not cache %s: %s", url, exc)
 
     async def _fetch(
         self, url: str, title_hint: str, twin_url: str | None, previous: dict[str, Any] | None
@@ -143,16 +161,18 @@ class PageReader:
         target = url
         for _ in range(MAX_STUB_HOPS + 1):
             response = fetched.pop(target, None) or await self._get(target, ACCEPT)
+            _require_page(response)
             if _is_markdown(response):
                 return _entry(url, response.url, "negotiated", response, title_hint), "miss"
+            if _is_markdown(response, as_served=True):  # an HTML page labelled as Markdown
+                log.info("%s: served as Markdown but is an HTML page; reading it as HTML", target)
             advertised = _link_header_alternate(response)
             if advertised:
                 twin = await self._markdown_at(advertised, fetched)
                 if twin is not None:
                     entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
                     return entry, "miss"
-            # Seconds of CPU for a big page: off the event loop, so other calls go on.
-            extracted = await anyio.to_thread.run_sync(_extract, response)
+            extracted = await _extract_off_loop(response)
             if extracted.refresh_url:
                 target = self._stub_target(response.url, extracted.refresh_url)
                 continue
@@ -168,6 +188,8 @@ class PageReader:
             entry = _entry(url, response.url, "html", response, title, extracted.markdown)
             if any(heading.anchor for heading in extracted.headings):
                 entry[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
+            if extracted.removed:
+                entry["removed_hidden"] = extracted.removed
             return entry, "miss"
         raise FetchFailed(f"{url}: more than {MAX_STUB_HOPS} redirect stubs in a row")
 
@@ -198,7 +220,7 @@ class PageReader:
         except (InvalidArgs, FetchFailed) as exc:
             log.info("no Markdown from %s: %s", url, exc.message)
             return None
-        return response if _is_markdown(response) else None
+        return response if _is_markdown(response) and _is_page(response) else None
 
     def _stub_target(self, stub: str, target: str) -> str:
         if target.split("#", 1)[0] == stub:
@@ -223,8 +245,9 @@ def _entry(
     markdown: str | None = None,
 ) -> dict[str, Any]:
     """A cache entry: the page text with where, when and from what it came."""
+    removed = 0
     if markdown is None:
-        markdown = _clean_markdown(_decode_text(response.body, response.charset))
+        markdown, removed = _clean_markdown(_decode_text(response.body, response.charset))
     content_hash = "sha256:" + hashlib.sha256(markdown.encode("utf-8")).hexdigest()
     if source != "html":
         first = next((h for h in document(markdown, content_hash).headings if h.level == 1), None)
@@ -232,6 +255,8 @@ def _entry(
     entry: dict[str, Any] = {"url": final_url, "title": title, "source": source}
     if final_url != url:
         entry["requested_url"] = url
+    if removed:
+        entry["removed_hidden"] = removed
     entry.update(
         source_url=response.url,
         fetched_at=_now(),
@@ -265,8 +290,27 @@ def _answer(entry: dict[str, Any], state: str, age: float, reason: str = "") -> 
 
 
 def _site_unavailable(exc: FetchFailed) -> bool:
-    """Down, timed out or rate-limited (a stale copy helps); not an answer like 404."""
+    """Down, timed out, rate-limited or answering without a page (a stale copy helps); not an
+    answer like 404."""
     return exc.status is None or exc.status in (408, 429) or exc.status >= 500
+
+
+# Answers that carry a page; 204, 205, 206, an unasked 304, 300 and the like do not.
+_PAGE_STATUS = frozenset({200, 203})
+
+
+def _is_page(response: Response) -> bool:
+    return response.status in _PAGE_STATUS and bool(response.body.strip())
+
+
+def _require_page(response: Response) -> None:
+    """Only a real page may become (or replace) a cached copy."""
+    if not _is_page(response):
+        what = "an empty body" if response.status in _PAGE_STATUS else "no page"
+        raise FetchFailed(
+            f"{response.url}: HTTP {response.status} with {what}; not a page",
+            status=None,  # not the site's answer about the page: a stale copy may serve
+        )
 
 
 def _now() -> str:
@@ -283,16 +327,40 @@ def _page_ids(entry: dict[str, Any], extracted: Extracted) -> None:
         entry[HEADING_IDS] = ids
 
 
-def _extract(response: Response) -> Extracted:
+async def _extract_off_loop(response: Response) -> Extracted:
+    """Extraction, seconds of CPU for a big page, on a worker thread so other calls go on.
+    When the call is cancelled or its deadline passes, the caller stops waiting at once and the
+    worker stops at its next step."""
+    stop = threading.Event()
+    try:
+        return await anyio.to_thread.run_sync(_extract, response, stop, abandon_on_cancel=True)
+    finally:
+        stop.set()
+
+
+def _extract(response: Response, stop: threading.Event) -> Extracted:
     from pinax.pages.extract import decode_html, extract
 
-    return extract(decode_html(response.body, response.charset), response.url)
+    return extract(decode_html(response.body, response.charset), response.url, stop.is_set)
 
 
-def _is_markdown(response: Response) -> bool:
-    return response.media_type in MARKDOWN_TYPES and not _LOOKS_LIKE_HTML.match(
-        response.body[:2048]
+def _is_markdown(response: Response, as_served: bool = False) -> bool:
+    """Markdown by its type, and not an HTML document labelled as Markdown (a page whose
+    hidden parts would then reach the model as text). `as_served`: by its type alone."""
+    if response.media_type not in MARKDOWN_TYPES:
+        return False
+    return as_served or not (
+        _LOOKS_LIKE_HTML.match(response.body[:2048]) or _html_document(response.body)
     )
+
+
+def _html_document(body: bytes) -> bool:
+    """`<html>`, `<head>` or `<body>` tags outside code: a web page, not Markdown about one."""
+    if not _DOCUMENT_TAG.search(body):
+        return False
+    text = _decode_text(body, None)
+    in_code = _code_test(text, Document(text))
+    return any(not in_code(match.start()) for match in _DOCUMENT_TAG_TEXT.finditer(text))
 
 
 def _link_header_alternate(response: Response) -> str | None:
@@ -313,11 +381,66 @@ def _decode_text(body: bytes, charset: str | None) -> str:
         return body.decode("utf-8", errors="replace")
 
 
-def _clean_markdown(text: str) -> str:
-    """Served Markdown without what its rendered page would not show: invisible characters
-    and HTML comments on lines of their own (outside code, where they are the example)."""
-    text = strip_invisible(text)
-    if "<!--" not in text:
-        return text
-    fences = Document(text)
-    return _COMMENT_LINES.sub(lambda m: m.group(0) if fences.in_fence(m.start()) else "", text)
+def _clean_markdown(text: str) -> tuple[str, int]:
+    """Served Markdown without what its rendered page would not show, and how many characters
+    went: invisible characters, HTML comments, and raw HTML that hides its content (outside
+    code, where they are the example)."""
+    cleaned = strip_invisible(text)
+    removed = len(text) - len(cleaned)
+    if "<" not in cleaned:
+        return cleaned, removed
+    fences = Document(cleaned)
+    if "<!--" in cleaned:
+        before = len(cleaned)
+        cleaned = _drop_comments(cleaned, fences)
+        removed += before - len(cleaned)
+        fences = Document(cleaned)
+    cleaned, hidden = drop_hidden_markup(cleaned, _code_test(cleaned, fences))
+    return cleaned, removed + hidden
+
+
+def _code_test(text: str, fences: Document):
+    """A position -> "inside code?" test for positions asked in increasing order: fenced
+    code, or an odd number of backticks before it on its line (a code span)."""
+    state = {"line": -1, "from": 0, "ticks": 0}
+
+    def in_code(position: int) -> bool:
+        if fences.in_fence(position):
+            return True
+        line_start = text.rfind("\n", state["from"], position) + 1 or state["line"]
+        if line_start != state["line"]:
+            state.update(line=line_start, ticks=0, **{"from": line_start})
+        state["ticks"] += text.count("`", state["from"], position)
+        state["from"] = position
+        return state["ticks"] % 2 == 1
+
+    return in_code
+
+
+def _drop_comments(text: str, fences: Document) -> str:
+    """`text` without its HTML comments outside fenced code and code spans, in one pass; an
+    unclosed comment runs to the end, as it does in a browser. A line left with nothing but
+    comments and blanks goes too."""
+    out: list[str] = []
+    position = ticks = 0
+    line_mark, line_blank = 0, True  # where the current line starts in `out`; blank so far?
+    while (start := text.find("<!--", position)) >= 0:
+        newline = text.rfind("\n", position, start)
+        if newline >= 0:
+            out.append(text[position : newline + 1])
+            position, ticks, line_mark, line_blank = newline + 1, 0, len(out), True
+        ticks += text.count("`", position, start)
+        line_blank = line_blank and not text[position:start].strip(" \t")
+        if ticks % 2 or fences.in_fence(start):  # inside code: the comment is the example
+            out.append(text[position : start + 4])
+            position, line_blank = start + 4, False
+            continue
+        out.append(text[position:start])
+        end = text.find("-->", start + 4)
+        position = len(text) if end < 0 else end + 3
+        after = _BLANKS.match(text, position).end()
+        if line_blank and text[after : after + 1] in ("\n", ""):
+            del out[line_mark:]  # the whole line goes
+            position = min(after + 1, len(text))
+    out.append(text[position:])
+    return "".join(out)

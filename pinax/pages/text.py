@@ -11,7 +11,15 @@ import re
 # Zero-width and bidirectional control characters: invisible, and a classic way to smuggle
 # text past a human reviewer. U+00AD (soft hyphen) is invisible too. A zero-width joiner
 # between two emoji is part of the emoji and stays.
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+# Also: the combining grapheme joiner, Hangul fillers, Mongolian variation selectors, the
+# interlinear annotation marks, invisible musical format marks, Unicode tag characters
+# (U+E0000..E007F, which can spell out a hidden ASCII message) and variation selectors (which
+# can carry a byte each); U+FE0E/FE0F right after an emoji choose its look and stay.
+_INVISIBLE = re.compile(
+    "[\u00ad\u034f\u115f\u1160\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+    "\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e007f\U000e0100-\U000e01ef]"
+)
 _EMOJI = re.compile("[\u2600-\u27bf\ufe0f\U0001f000-\U0001faff]")
 
 
@@ -20,10 +28,18 @@ def strip_invisible(text: str) -> str:
     return _INVISIBLE.sub(_unless_emoji_joiner, text) if _INVISIBLE.search(text) else text
 
 
+def count_invisible(text: str) -> int:
+    """How many characters `strip_invisible` would remove."""
+    return len(text) - len(strip_invisible(text))
+
+
 def _unless_emoji_joiner(match: re.Match[str]) -> str:
+    text, at = match.string, match.start()
+    if match.group(0) in "\ufe0e\ufe0f":  # an emoji's presentation, right after it
+        after_emoji = at > 0 and _EMOJI.match(text[at - 1]) and text[at - 1] not in "\ufe0e\ufe0f"
+        return match.group(0) if after_emoji else ""
     if match.group(0) != "\u200d":
         return ""
-    text, at = match.string, match.start()
     joins_emoji = (
         0 < at < len(text) - 1 and _EMOJI.match(text[at - 1]) and _EMOJI.match(text[at + 1])
     )

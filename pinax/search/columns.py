@@ -184,10 +184,10 @@ def loads(raw: bytes, source: str) -> ManifestColumns:
         if found is not None:
             return found
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
-    except ValueError:  # not UTF-8, or not JSON: manifest.loads says where
+        text = raw.decode("utf-8-sig")
+    except ValueError:  # not UTF-8: manifest.loads says where
         return ManifestColumns.of(manifest_io.loads(raw, source))
-    return from_dict(data, source)
+    return from_dict(manifest_io.parse_json(text, source), source)
 
 
 def from_dict(data: Any, source: str) -> ManifestColumns:
@@ -241,6 +241,8 @@ def _page_batches(raw: bytes, start: int, end: int) -> Iterator[list[Any]]:
 def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> ManifestColumns | None:
     """The manifest from its header and page lines, parsed and checked a batch at a time;
     None if anything is off (the whole file is then read the careful way, which says what)."""
+    if b"\\ud" in raw or b"\\uD" in raw:  # maybe a lone surrogate: the careful way finds it
+        return None
     try:
         data = json.loads(head)
         titles, anchors = Numbering(), Numbering()
@@ -253,7 +255,7 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
                 columns = found
             else:
                 columns.extend(found)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("pages") != [] or columns is None:
         return None

@@ -229,7 +229,7 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
     if digest is None:
         try:
             before = signature(path)
-            raw = path.read_bytes()
+            raw = manifest_io.read_bytes(path)  # a FIFO or a device: refused, not waited on
         except OSError:
             manifest_io.load(path)  # raises the ManifestError that names the problem
             raise
@@ -244,7 +244,7 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
         except StoreError as exc:
             log.warning("index %s is unusable (%s); rebuilding it", target, exc)
     if raw is None:
-        raw = path.read_bytes()
+        raw = manifest_io.read_bytes(path)
     started = time.perf_counter()
     with kept_for_reuse():
         with _no_gc():

@@ -27,7 +27,7 @@ from pinax.search.columns import PageColumns
 T = TypeVar("T")
 
 _SITE_ROOT = re.compile(r"^[^:/?#]+://[^/?#]*")
-_PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://[^/?#\s]*([^?#\s]*)[?#]?\S*")
+_PATH = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*+://[^/?#\s]*+([^?#\s]*+)[?#]?\S*+")
 
 
 def trim(path: str) -> str:

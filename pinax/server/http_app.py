@@ -3,6 +3,13 @@
 Every request but `GET /health` must carry the token when one is set (compared in constant
 time). Host and Origin headers are checked against an allow-list on every MCP request, so a
 web page cannot reach the server through DNS rebinding. `/health` answers from memory.
+
+Clients are hostile too. Each connection must deliver a complete request (headers and body)
+within REQUEST_TIMEOUT of its first byte (or of connecting), and may idle KEEP_ALIVE between
+requests; at most `max_connections()` are open at once, and one past that is closed at once.
+Each refusal is one short log line, at most one a second. Sessions (handshake-era clients)
+expire after SESSION_IDLE_TIMEOUT without a request in flight, and the table holds at most
+MAX_SESSIONS: near full, the sessions idle longest are closed to make room.
 """
 
 from __future__ import annotations
@@ -13,7 +20,7 @@ import ipaddress
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pinax import __version__
 
@@ -24,6 +31,11 @@ if TYPE_CHECKING:  # the SDK is imported only when serving, so a refused start-u
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/health"
 MIN_TOKEN_LENGTH = 16
+REQUEST_TIMEOUT = 10.0  # seconds from a request's first byte (or the connection) to its end
+KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
+SESSION_IDLE_TIMEOUT = 300.0  # seconds a session lives without a request in flight
+MAX_SESSIONS = 1_000  # about 50 KB each
+_ROOM = 0.9  # past this share of MAX_SESSIONS, idle sessions are closed oldest first
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 UNAUTHORIZED = b'{"error":"unauthorized","message":"send Authorization: Bearer <token>"}'
 
@@ -118,6 +130,142 @@ class BearerToken:
         return False
 
 
+class BoundedSessions:
+    """ASGI middleware: before a request that would open a session, close the sessions idle
+    longest when the table is nearly full, so new clients get in and memory stays flat. (The
+    SDK alone refuses new sessions with 503 until old ones expire.)"""
+
+    def __init__(self, app: ASGIApp, mcp: MCPServer, limit: int = MAX_SESSIONS) -> None:
+        self.app = app
+        self.mcp = mcp
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope.get("method") == "POST"
+            and not any(name == b"mcp-session-id" for name, _ in scope["headers"])
+        ):
+            self.make_room()
+        await self.app(scope, receive, send)
+
+    def make_room(self) -> int:
+        """Close idle sessions, longest idle first, down to _ROOM of the limit; say how many."""
+        # The SDK's session table (a private attribute; without it, nothing is closed).
+        sessions = getattr(self.mcp.session_manager, "_server_instances", None)
+        keep = int(self.limit * _ROOM)
+        if not isinstance(sessions, dict) or len(sessions) < keep:
+            return 0
+        idle = []
+        for transport in list(sessions.values()):
+            scope = getattr(transport, "idle_scope", None)
+            if scope is not None and not scope.cancel_called and scope.deadline != float("inf"):
+                idle.append((scope.deadline, id(scope), scope))
+        idle.sort()
+        closing = idle[: len(sessions) - keep + 1]
+        for _, _, scope in closing:
+            scope.cancel()
+        _refusals.note(f"session table nearly full: closed {len(closing)} idle sessions")
+        return len(closing)
+
+
+class _Refusals:
+    """One short log line per refusal, at most one a second (the rest counted into it)."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+        self.skipped = 0
+
+    def note(self, what: str) -> None:
+        import logging
+        import time
+
+        now = time.monotonic()
+        if now - self.last < 1.0:
+            self.skipped += 1
+            return
+        more = f" (and {self.skipped} more since the last line)" if self.skipped else ""
+        logging.getLogger("pinax.http").warning("%s%s", what, more)
+        self.last, self.skipped = now, 0
+
+
+_refusals = _Refusals()
+
+
+def max_connections() -> int:
+    """Open connections allowed: well under the file-descriptor limit, so accepting never
+    fails (and never logs a traceback per attempt), with room for fetches and the cache."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft == resource.RLIM_INFINITY:
+            soft = 65536
+    except (ImportError, OSError, ValueError):
+        soft = 1024
+    return max(16, min(1000, soft // 2))
+
+
+def guarded_protocol() -> type:
+    """uvicorn's h11 protocol with a deadline per request and a cap on connections."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    limit = max_connections()
+    state = {"open": 0}
+
+    class Guarded(H11Protocol):
+        _deadline: Any = None
+        _counted = False
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if state["open"] >= limit:
+                _refusals.note(f"refused a connection: {limit} are open")
+                transport.abort()
+                return
+            state["open"] += 1
+            self._counted = True
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._counted:
+                state["open"] -= 1
+                self._counted = False
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED):
+                self._disarm()  # the request is in: the app's answer takes what it takes
+            elif self._deadline is None:
+                self._arm()  # a new request began on a kept-alive connection
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._disarm()  # uvicorn's keep-alive timer takes over
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._deadline = self.loop.call_later(REQUEST_TIMEOUT, self._expire)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expire(self) -> None:
+            self._deadline = None
+            if not self.transport.is_closing():
+                _refusals.note(
+                    f"closed a connection that sent no complete request in {REQUEST_TIMEOUT:g} s"
+                )
+                self.transport.abort()
+
+    return Guarded
+
+
 def build_app(mcp: MCPServer, settings: HttpSettings, docs_count: Callable[[], int]) -> ASGIApp:
     """The ASGI app: MCP at /mcp, /health, Host/Origin checks, and the token if set."""
     from mcp.server.transport_security import TransportSecuritySettings
@@ -134,8 +282,13 @@ def build_app(mcp: MCPServer, settings: HttpSettings, docs_count: Callable[[], i
         allowed_origins=settings.origins(),
     )
     app: ASGIApp = mcp.streamable_http_app(
-        streamable_http_path=MCP_PATH, transport_security=security, host=settings.host
+        streamable_http_path=MCP_PATH,
+        transport_security=security,
+        host=settings.host,
+        session_idle_timeout=SESSION_IDLE_TIMEOUT,
+        max_sessions=MAX_SESSIONS,
     )
+    app = BoundedSessions(app, mcp)
     if settings.token:
         app = BearerToken(app, settings.token, frozenset({HEALTH_PATH}))
     return app
@@ -171,6 +324,8 @@ async def serve(app: ASGIApp, sock: socket.socket, log_level: str) -> None:
         log_level=log_level.lower(),
         access_log=False,  # an access log line would carry client addresses and paths
         timeout_graceful_shutdown=3,
+        timeout_keep_alive=KEEP_ALIVE,
+        http=guarded_protocol(),
         lifespan="on",
     )
     await uvicorn.Server(config).serve(sockets=[sock])

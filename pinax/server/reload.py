@@ -70,6 +70,13 @@ class LiveTools:
         except PinaxError as exc:
             log.warning("manifests changed but did not load; keeping the loaded ones: %s", exc)
             return False
+        except Exception as exc:  # a bug, not a bad file: keep serving all the same
+            log.error(
+                "manifests changed but did not load (%s: %s); keeping the loaded ones",
+                type(exc).__name__,
+                exc,
+            )
+            return False
         self.tools = fresh
         self.reloads += 1
         names = ", ".join(d["name"] for d in fresh.list_docs()["docs"]) or "none"

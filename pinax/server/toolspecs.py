@@ -423,6 +423,11 @@ GET_PAGE = ToolSpec(
         },
         age={"type": "number", "minimum": 0, "description": "Seconds since fetched_at"},
         stale_reason=_string("Why the live fetch failed, when stale"),
+        removed_hidden=_integer(
+            "Characters of text a person would not see (hidden elements, HTML comments, "
+            "invisible characters) left out of the page, when there were any",
+            minimum=0,
+        ),
         total_tokens=_integer("Estimated tokens of the whole page", minimum=0),
         section=_object(
             "The section returned, when one was asked for",

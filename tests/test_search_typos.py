@@ -142,3 +142,12 @@ def test_deletions_are_every_string_that_many_deletions_away() -> None:
         two_only = by_definition(word, 2) - by_definition(word, 1)
         assert _two_away(_one_away(word)) == two_only, word
     assert len(deletions("abcd", 2)) == 1 + 4 + 6  # itself, one deletion, pairs of places
+
+
+def test_a_typo_of_a_singular_finds_the_plural_titles() -> None:
+    """Django's titles say `filters`; `filtr` is one edit from `filter`, two from `filters`."""
+    folder = shared_path("corpora", "manifests")
+    library = Library.load([folder / "django.json"])
+    found = library.search("filtr", 3)
+    assert found.corrections == {"filtr": "filter"}
+    assert found.hits and "Filters" in found.hits[0].title

@@ -54,6 +54,7 @@ IMPACT_MIN = 1024  # terms with more postings also keep them in descending weigh
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
 ANALYSED = 1 << 18  # distinct chunks analysed at a time
+MIN_PLURAL = 4  # shorter words ending in s are not taken for plurals
 
 
 def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
@@ -129,6 +130,19 @@ class _Chunks:
         per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
         starts = np.cumsum(per_text) - per_text
         return numbered[ragged(starts[which], per_text[which])], per_text[which]
+
+    def add_singulars(self) -> None:
+        """The singular of each plural word, as a word of its own with the plural's term
+        (`filters` -> `filter`): typo lookups search written words, and `filtr` is one edit
+        from `filter`, two from `filters`."""
+        plurals = [w for w in self.plain if len(w) > MIN_PLURAL and w[-1] == "s" and w[-2] != "s"]
+        singulars = [w[:-1] for w in plurals]
+        stems = self._stem(singulars)
+        for plural, singular, stem in zip(plurals, singulars, stems, strict=True):
+            term = self.words[plural]
+            if singular not in self.words and self.terms.get(stem) == term:
+                self.words[singular] = term
+                self.plain.add(singular)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Analyse every numbered chunk: the flat arrays, by chunk id. A batch of chunks at a
@@ -419,6 +433,7 @@ def _postings(
     with ThreadPoolExecutor(1) as pool:
         sorting = pool.submit(key.sort)
         arrays = {"terms": sorted_strings(ordered_terms)}
+        analysis.add_singulars()
         arrays.update(build_words(analysis.words, analysis.plain, rank))
         sorting.result()
     new = _run_starts(key)

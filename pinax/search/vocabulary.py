@@ -147,7 +147,8 @@ class Vocabulary:
 
     def _correct(self, word: str) -> int | None:
         """The known word (id) a mistyped word most probably meant: edit distance 1 for words
-        of 5+ letters, 2 for 9+; the closest, then the most frequent. None if nothing is close.
+        of 5+ letters, 2 for 9+; the closest, then the most frequent, then the nearest in
+        length. None if nothing is close.
         Words one edit away are looked for first, so a long word pays for two only if needed."""
         if len(word) < MIN_TYPO_LENGTH or not word.isalpha() or not len(self._delete_key):
             return None
@@ -177,13 +178,15 @@ class Vocabulary:
 
     def _closest(self, word: str, candidates: set[int], limit: int) -> int | None:
         distance_of = _osa_distance()
-        best: tuple[int, int, str] | None = None
+        best: tuple[int, int, int, str] | None = None
         chosen = None
         for candidate in candidates:
             text = self.word_text(candidate)
             distance = distance_of(word, text, score_cutoff=limit)
             if distance <= limit:
-                rank = (distance, -self.word_df.item(candidate), text)
+                # Ties: the most frequent, then the length closest to what was typed (a
+                # substitution over a deletion: `templatez` is `templates`, not `template`).
+                rank = (distance, -self.word_df.item(candidate), abs(len(text) - len(word)), text)
                 if best is None or rank < best:
                     best, chosen = rank, candidate
         return chosen

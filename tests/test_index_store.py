@@ -184,3 +184,25 @@ def test_warm_up_reads_the_mapped_index_file(tmp_path: Path) -> None:
     built.unlink()  # gone under a running server: the warm-up says nothing, search goes on
     library.warm()
     assert titles(library, "install") == ["Installation"]
+
+
+@pytest.mark.parametrize("missing", ["outline_start", "heading_text_term", "terms"])
+def test_an_index_lacking_an_array_is_rebuilt(tmp_path: Path, missing: str, caplog) -> None:
+    """A sound file of another build (or a planted one) that lacks an array the code needs."""
+    from pinax.search.store import Writer
+
+    manifest = write_manifest(tmp_path / "demo.json", ["Installation", "Routing"])
+    folder = tmp_path / "indexes"
+    Library.load([manifest], index_dir=folder)
+    [built] = index_files(folder)
+    arrays, header = load_index(built)
+    kept = {name: array.copy() for name, array in arrays.items() if name != missing}
+    del arrays
+    writer = Writer(built)
+    for name, array in kept.items():
+        writer.add(name, array)
+    writer.commit(header)
+    library = Library.load([manifest], index_dir=folder)
+    assert titles(library, "routing") == ["Routing"]
+    assert "rebuilding" in caplog.text
+    assert missing in load_index(built)[0]

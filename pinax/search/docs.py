@@ -265,8 +265,16 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
 
 
 def _mapped(target: Path, source: str) -> Docs:
+    """The docs mapped from an index file; StoreError if the file lacks what they need (the
+    cache folder is untrusted, and an index of another build may have other arrays)."""
     arrays, header = load(target)
-    docs = Docs({**header, "source": source}, arrays)
+    if "terms" not in arrays:
+        raise StoreError("it holds no search index")
+    try:
+        docs = Docs({**header, "source": source}, arrays)
+        docs.index  # noqa: B018  (made now: a missing array is found here, not mid-search)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"it lacks or garbles {exc}") from None
     docs.index_file = target
     return docs
 

@@ -143,26 +143,3 @@ async def test_a_flood_of_sessions_leaves_room_and_memory_flat(manifest: Path) -
         async with Client(server.url, mode="legacy") as client:
             assert not (await client.call_tool("list_docs", {})).is_error
     assert "Traceback" not in server.log_text()
-
-
-@pytest.mark.anyio
-async def test_new_sessions_past_the_rate_get_429_and_connected_clients_go_on(
-    manifest: Path,
-) -> None:
-    from pinax.server.http_app import NEW_SESSIONS_BURST
-
-    with served_http("--docs", str(manifest)) as server:
-        async with Client(server.url, mode="legacy") as connected:
-            async with httpx.AsyncClient(timeout=10) as http:
-                answers = [
-                    await http.post(server.url, json=INITIALIZE, headers=HEADERS)
-                    for _ in range(NEW_SESSIONS_BURST + 100)
-                ]
-            refused = [a for a in answers if a.status_code == 429]
-            assert refused and all(a.headers["retry-after"] == "1" for a in refused)
-            assert refused[0].json()["error"] == "too_many_sessions"
-            assert not (await connected.call_tool("list_docs", {})).is_error
-        time.sleep(1.5)  # the rate refills
-        async with Client(server.url, mode="legacy") as later:
-            assert not (await later.call_tool("list_docs", {})).is_error
-    assert "Traceback" not in server.log_text()

@@ -9,10 +9,7 @@ within REQUEST_TIMEOUT of its first byte (or of connecting), and may idle KEEP_A
 requests; at most `max_connections()` are open at once, and one past that is closed at once.
 Each refusal is one short log line, at most one a second. Sessions (handshake-era clients)
 expire after SESSION_IDLE_TIMEOUT without a request in flight, and the table holds at most
-MAX_SESSIONS: near full, the sessions idle longest are closed to make room. New sessions are
-opened at most NEW_SESSIONS_PER_SECOND (with a burst of NEW_SESSIONS_BURST); past that a
-request for one gets 429 with Retry-After at once, so a flood of `initialize` cannot take the
-CPU from the clients already connected.
+MAX_SESSIONS: near full, the sessions idle longest are closed to make room.
 """
 
 from __future__ import annotations
@@ -39,10 +36,6 @@ KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
 SESSION_IDLE_TIMEOUT = 300.0  # seconds a session lives without a request in flight
 MAX_SESSIONS = 1_000  # about 50 KB each
 _ROOM = 0.9  # past this share of MAX_SESSIONS, idle sessions are closed oldest first
-NEW_SESSIONS_PER_SECOND = 50.0
-NEW_SESSIONS_BURST = 200
-TOO_MANY = b'{"error":"too_many_sessions","message":"too many new sessions; retry in a second"}'
-
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 UNAUTHORIZED = b'{"error":"unauthorized","message":"send Authorization: Bearer <token>"}'
 
@@ -120,7 +113,12 @@ class BearerToken:
         if scope["type"] != "http" or scope["path"] in self.open_paths or self._allowed(scope):
             await self.app(scope, receive, send)
             return
-        await _answer(send, 401, UNAUTHORIZED, [(b"www-authenticate", b'Bearer realm="pinax"')])
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"www-authenticate", b'Bearer realm="pinax"'),
+        ]
+        await send({"type": "http.response.start", "status": 401, "headers": headers})
+        await send({"type": "http.response.body", "body": UNAUTHORIZED})
 
     def _allowed(self, scope: Scope) -> bool:
         for name, value in scope["headers"]:
@@ -141,7 +139,6 @@ class BoundedSessions:
         self.app = app
         self.mcp = mcp
         self.limit = limit
-        self.bucket = _TokenBucket(NEW_SESSIONS_PER_SECOND, NEW_SESSIONS_BURST)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -149,10 +146,6 @@ class BoundedSessions:
             and scope.get("method") == "POST"
             and not any(name == b"mcp-session-id" for name, _ in scope["headers"])
         ):
-            if not self.bucket.take():
-                _refusals.note("refused a new session: too many opened in the last second")
-                await _answer(send, 429, TOO_MANY, [(b"retry-after", b"1")])
-                return
             self.make_room()
         await self.app(scope, receive, send)
 
@@ -174,37 +167,6 @@ class BoundedSessions:
             scope.cancel()
         _refusals.note(f"session table nearly full: closed {len(closing)} idle sessions")
         return len(closing)
-
-
-class _TokenBucket:
-    """At most `rate` events a second, `burst` at once."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        import time
-
-        self.clock = time.monotonic
-        self.rate, self.burst = rate, float(burst)
-        self.tokens, self.last = float(burst), self.clock()
-
-    def take(self) -> bool:
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.last) * self.rate)
-        self.last = now
-        if self.tokens < 1.0:
-            return False
-        self.tokens -= 1.0
-        return True
-
-
-async def _answer(send: Send, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [(b"content-type", b"application/json"), *headers],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
 
 
 class _Refusals:

@@ -35,12 +35,14 @@ def best_scores(index: index_module.SearchIndex, terms: list[index_module.Term])
 
 
 @pytest.mark.parametrize(
-    ("short_max", "few_postings"),
+    ("short_max", "few_postings", "dense_lookup"),
     [
-        (index_module.SHORT_MAX, index_module.FEW_POSTINGS),  # as shipped
-        (index_module.SHORT_MAX, 0),  # always through a floor
-        (50, 0),  # terms on more than 50 pages pruned: the threshold algorithm at work
-        (0, 0),  # every term pruned
+        (index_module.SHORT_MAX, index_module.FEW_POSTINGS, index_module.DENSE_LOOKUP),  # shipped
+        (index_module.SHORT_MAX, 0, index_module.DENSE_LOOKUP),  # always through a floor
+        (50, 0, index_module.DENSE_LOOKUP),  # terms on 50+ pages pruned: the threshold algorithm
+        (0, 0, index_module.DENSE_LOOKUP),  # every term pruned
+        (50, 0, 0),  # lookups always by binary search
+        (50, 0, 10**9),  # lookups always through a page-sized array
     ],
 )
 def test_top_finds_the_best_scores(
@@ -48,10 +50,12 @@ def test_top_finds_the_best_scores(
     monkeypatch: pytest.MonkeyPatch,
     short_max: int,
     few_postings: int,
+    dense_lookup: int,
 ) -> None:
     index, plans = mdn
     monkeypatch.setattr(index_module, "SHORT_MAX", short_max)
     monkeypatch.setattr(index_module, "FEW_POSTINGS", few_postings)
+    monkeypatch.setattr(index_module, "DENSE_LOOKUP", dense_lookup)
     for plan in plans:
         docs, raw = index.top(plan.terms, K)
         assert len(set(docs.tolist())) == len(docs), plan

@@ -56,6 +56,7 @@ FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
 SAMPLE = 4096  # candidates sampled to set the first bar
 HEADING_COVER = 0.5  # a hit names a heading that covers at least this share of the query
+DENSE_LOOKUP = 8  # pages looked up at once past 1/8 of a list's length: spread the list
 SORT_MAX = 1024  # distinct pages of an array this long or shorter are found by sorting
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
@@ -513,14 +514,22 @@ class SearchIndex:
     def _df(self, term: int) -> int:
         return self._post_start.item(term + 1) - self._post_start.item(term)
 
-    @staticmethod
     def _lookup(
-        docs: np.ndarray, lists: list[tuple[np.ndarray, np.ndarray, np.float32]]
+        self, docs: np.ndarray, lists: list[tuple[np.ndarray, np.ndarray, np.float32]]
     ) -> np.ndarray:
-        """What terms add to pages, by binary search in their page-ordered postings."""
+        """What terms add to pages: by binary search in their page-ordered postings, or, for
+        many pages against a list, by spreading the list over a page-sized array and reading
+        the pages from it (a pass over the list beats that many binary searches)."""
         docs = docs.astype(np.int32)  # the postings' type: searchsorted would convert them
         total = np.zeros(len(docs), dtype=np.float32)
+        dense = None
         for pages, values, factor in lists:
+            if len(docs) * DENSE_LOOKUP > len(pages):
+                dense = self._scratch().dense if dense is None else dense
+                dense[pages] = values
+                total += dense[docs] * factor
+                dense[pages] = 0.0
+                continue
             at = np.searchsorted(pages, docs)
             at[at == len(pages)] = 0
             total += np.where(pages[at] == docs, values[at], 0) * factor
@@ -601,6 +610,7 @@ class Scratch:
 
     def __init__(self, size: int) -> None:
         self.scores = np.zeros(size, dtype=np.float32)
+        self.dense = np.zeros(size, dtype=np.float32)  # one term's weights, for lookups
         self.seen = np.zeros(size, dtype=bool)
         self.owner = np.zeros(size, dtype=np.int32)
 

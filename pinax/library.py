@@ -30,6 +30,7 @@ from pinax.search import (
     known_words,
     open_docs,
     pooled,
+    preload_model,
     query_vector,
 )
 
@@ -222,7 +223,8 @@ class Library:
     def warm(self, read_files: bool = True) -> None:
         """Build every index and its term lookup table, and (`read_files`) read the index
         files into the page cache, now (e.g. in a background thread after start-up), so the
-        first queries are as fast as the others."""
+        first queries are as fast as the others; the embedding model loads beside them."""
+        preload_model()
         for docs in self.all():
             docs.warm(read_files)
 

@@ -49,8 +49,8 @@ def _blended(
     explain: bool,
 ) -> list[tuple[float, int, dict[str, Any] | None, int]]:
     """One manifest's candidates re-scored by meaning, the `limit + 1` best first, as
-    (score, page, explain, the heading closest in meaning or -1); pages found by meaning
-    alone (lexical 0) fill what words did not find."""
+    (score, page, explain, the heading closest in meaning where closer than the title, else
+    -1); pages found by meaning alone (lexical 0) fill what words did not find."""
     docs = list(ranked.docs)
     lexical = list(ranked.scores)
     details: list[dict[str, Any] | None] = list(ranked.explain or [None] * len(docs))
@@ -282,12 +282,12 @@ class Library:
         shown = merged[:limit]
         places = _places(shown, plans)
         hits = []
-        for at, (negative, _, _, docs, doc, detail, heading) in enumerate(shown):
+        for at, (negative, _, _, docs, doc, detail, meant) in enumerate(shown):
             score = -negative
             runner_up = -merged[at + 1][0] if at + 1 < len(merged) else 0.0
             place = places[at]
-            if place == (None, None) and heading >= 0:  # words named none: meaning may
-                place = docs.place(doc, heading)
+            if place == (None, None) and meant >= 0:  # words name no heading: meaning may
+                place = docs.place(doc, meant)
             hits.append(
                 SearchHit(
                     docs.name,

@@ -38,7 +38,7 @@ WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 DIMS = 256
 SCALE = 127.0  # int8 codes of unit vectors
-BATCH = 1 << 16  # texts embedded at a time while building
+BATCH = 4096  # texts embedded at a time while building (their token vectors: ~25 MB)
 # A title this close in meaning may stand in for words that found nothing; gibberish comes
 # within about 0.3 of some title, a query and the title it means usually 0.4 and more.
 RESCUE_MIN = 0.35
@@ -97,27 +97,64 @@ class Model:
         return vector / norm if norm > 0 else vector
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors (float32, one row per text; zeros for a text with no token)."""
+        """Unit vectors (float32, one row per text; zeros for a text with no token).
+
+        The tokenizer starts every word with its own token (no token spans a space), so a
+        text's tokens are its words' tokens: each distinct word is tokenized once (a million
+        pages' titles and headings have a few tens of thousands), and a text's vector is the
+        sum of its words' sums, made unit length (the same direction as the tokens' mean)."""
+        words: dict[str, int] = {}
+        index: list[int] = []  # word numbers, text after text
+        counts = np.zeros(len(texts), dtype=np.int64)
+        whole: list[int] = []  # texts with runs of spaces: tokenized as they are
+        for at, text in enumerate(texts):
+            parts = text.split(" ")
+            if "" in parts:
+                whole.append(at)
+                continue
+            counts[at] = len(parts)
+            index.extend([words.setdefault(w, len(words)) for w in parts])
+        out = np.zeros((len(texts), DIMS), dtype=np.float32)
+        sums = self._sums(list(words))
+        del words
+        positions = np.asarray(index, dtype=np.int64)
+        del index
+        ends = np.cumsum(counts)
+        for first in range(0, len(texts), BATCH):
+            last = min(first + BATCH, len(texts))
+            lo = int(ends[first - 1]) if first else 0
+            _add_runs(
+                out[first:last], sums[positions[lo : int(ends[last - 1])]], counts[first:last]
+            )
+        if whole:
+            out[whole] = self._sums([texts[at] for at in whole])
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, norms, out=out, where=norms > 0)
+        return out
+
+    def _sums(self, texts: list[str]) -> np.ndarray:
+        """The sum of each text's token vectors (float32)."""
         out = np.zeros((len(texts), DIMS), dtype=np.float32)
         for first in range(0, len(texts), BATCH):
-            batch = list(texts[first : first + BATCH])
-            encoded = self.tokenizer.encode_batch(batch, add_special_tokens=False)
+            batch = texts[first : first + BATCH]
+            encoded = self.tokenizer.encode_batch_fast(batch, add_special_tokens=False)
             counts = np.fromiter((len(e.ids) for e in encoded), dtype=np.int64, count=len(batch))
             ids = np.fromiter(
                 (i for e in encoded for i in e.ids), dtype=np.int64, count=int(counts.sum())
             )
-            if not len(ids):
-                continue
-            rows = self.vectors[ids].astype(np.float32)
-            starts = np.zeros(len(batch), dtype=np.int64)
-            np.cumsum(counts[:-1], out=starts[1:])
-            has = counts > 0
-            sums = np.add.reduceat(rows, starts[has], axis=0)
-            block = out[first : first + len(batch)]
-            block[has] = sums
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
+            rows = self.vectors[ids].astype(np.float32)  # reduceat is slow on float16
+            _add_runs(out[first : first + len(batch)], rows, counts)
         return out
+
+
+def _add_runs(out: np.ndarray, rows: np.ndarray, counts: np.ndarray) -> None:
+    """out[i] = the sum of the next counts[i] rows (float32), for every i with a row."""
+    if not len(rows):
+        return
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    has = counts > 0
+    out[has] = np.add.reduceat(rows, starts[has], axis=0)
 
 
 def _safetensors_matrix(path: Path) -> np.ndarray:
@@ -226,7 +263,7 @@ class Vectors:
         self._title = arrays["vec_title"]
         self._heading = arrays["vec_heading"]
         self._sign = arrays["vec_sign"]
-        self._heading_start = arrays["heading_start"]
+        self._heading_start = arrays["heading_start"]  # a page's: from [page] to [page + 1]
         # Titles alone re-rank worse than words do (the DEV sets without outlines lose up to
         # 0.012 recall@10): meaning re-ranks only an index whose pages have headings.
         self.reranks = len(self._heading) > 0
@@ -236,26 +273,34 @@ class Vectors:
         return "vec_text" in arrays
 
     def score(self, query: np.ndarray, docs: Sequence[int]) -> tuple[list[float], list[int]]:
-        """Each page's embedding score (the best cosine, floored at 0, between the query
-        and its title or any of its headings) and the heading that gave it (-1: the title)."""
-        if not len(docs):
-            return [], []
+        """Each page's embedding score (the best cosine, floored at 0, between the query and
+        its title or any of its headings: one matrix product over them all) and the heading
+        that gave it where it beats the title (the first such), else -1."""
+        best, which = self._closest(query, docs)
+        return np.clip(best, 0.0, 1.0).tolist(), which.tolist()
+
+    def _closest(self, query: np.ndarray, docs: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(each page's best cosine, the heading that gave it or -1 for the title)."""
         pages = np.asarray(docs, dtype=np.int64)
         first = self._heading_start[pages]
-        count = self._heading_start[pages + 1] - first
-        heading = _ranges(first, count)
-        text_rows = np.concatenate([self._title[pages], self._heading[heading]])
-        cosines = self._text[text_rows].astype(np.float32) @ (query / SCALE)
-        owner = np.concatenate([np.arange(len(pages)), np.repeat(np.arange(len(pages)), count)])
-        best = np.full(len(pages), -np.inf, dtype=np.float32)
-        np.maximum.at(best, owner, cosines)
-        # Which text gave the best: a heading only where it beats the title.
+        counts = self._heading_start[pages + 1] - first
+        offsets = np.cumsum(counts) - counts
+        total = int(counts.sum())
+        headings = np.arange(total) + np.repeat(first - offsets, counts)
+        rows = np.concatenate([self._title[pages], self._heading[headings]])
+        cosines = self._text[rows].astype(np.float32) @ (query / SCALE)
+        best = cosines[: len(pages)].copy()
         which = np.full(len(pages), -1, dtype=np.int64)
-        beats = cosines[len(pages) :] > cosines[owner[len(pages) :]]
-        beats &= cosines[len(pages) :] == best[owner[len(pages) :]]
-        for at in np.flatnonzero(beats)[::-1]:  # first such heading of each page wins
-            which[owner[len(pages) + at]] = heading[at]
-        return np.clip(best, 0.0, 1.0).tolist(), which.tolist()
+        has = counts > 0
+        if total:
+            inside = cosines[len(pages) :]
+            top = np.maximum.reduceat(inside, offsets[has])
+            at = np.where(inside == np.repeat(top, counts[has]), np.arange(total), total)
+            first_top = np.minimum.reduceat(at, offsets[has])
+            beats = top > best[has]
+            best[has] = np.maximum(best[has], top)
+            which[np.flatnonzero(has)[beats]] = headings[first_top[beats]]
+        return best, which
 
     def nearest(self, query: np.ndarray, count: int, exclude: set[int]) -> list[int]:
         """Up to `count` pages whose titles are closest in meaning (cosine `RESCUE_MIN` or
@@ -275,17 +320,3 @@ class Vectors:
         order = np.lexsort((pages, -cosines))
         close = order[cosines[order] >= RESCUE_MIN]
         return [p for p in pages[close].tolist() if p not in exclude][:count]
-
-
-def _ranges(first: np.ndarray, count: np.ndarray) -> np.ndarray:
-    """first[i], first[i] + 1, ... count[i] numbers, for every i, concatenated."""
-    total = int(count.sum())
-    if not total:
-        return np.zeros(0, dtype=np.int64)
-    steps = np.ones(total, dtype=np.int64)
-    starts = np.zeros(len(count), dtype=np.int64)
-    np.cumsum(count[:-1], out=starts[1:])
-    has = count > 0
-    steps[starts[has]] = first[has] - np.concatenate([[0], (first + count - 1)[has][:-1]])
-    steps[0] = first[has][0]
-    return np.cumsum(steps)

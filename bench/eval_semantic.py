@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.eval_search import NAMES, first_rank, rows  # noqa: E402
+from bench.eval_search import CORPORA, NAMES, first_rank, rows  # noqa: E402
 from bench.eval_sections import outlined_manifest  # noqa: E402
 from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library  # noqa: E402
 from pinax.search import chunks  # noqa: E402
@@ -87,6 +87,9 @@ def main() -> None:
     print("|---" * 11 + "|")
     table = {}
     for name in [n for n in args.corpora.split(",") if n]:
+        if not (CORPORA / "outlines" / f"{name}.jsonl").exists():
+            print(f"| {name} | no shared outlines: skipped |")
+            continue
         library = Library([outlined_manifest(name)])
         clean, typo, apart = rows(name), rows(name, typo=True), no_shared_word(library, name)
         result = {}

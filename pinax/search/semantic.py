@@ -24,7 +24,7 @@ import json
 import logging
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +97,22 @@ class Model:
         return vector / norm if norm > 0 else vector
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors (float32, one row per text; zeros for a text with no token).
+        """Unit vectors (float32, one row per text; zeros for a text with no token)."""
+        out = np.zeros((len(texts), DIMS), dtype=np.float32)
+        for first, block in self._unit_blocks(texts):
+            out[first : first + len(block)] = block
+        return out
+
+    def codes(self, texts: Sequence[str]) -> np.ndarray:
+        """int8 codes of the unit vectors (`round(127 x v)`), made `BATCH` texts at a time:
+        a million pages' texts never sit in memory as float32."""
+        out = np.zeros((len(texts), DIMS), dtype=np.int8)
+        for first, block in self._unit_blocks(texts):
+            out[first : first + len(block)] = np.rint(block * SCALE)
+        return out
+
+    def _unit_blocks(self, texts: Sequence[str]) -> Iterator[tuple[int, np.ndarray]]:
+        """(first text's number, unit vectors of up to `BATCH` texts from it).
 
         The tokenizer starts every word with its own token (no token spans a space), so a
         text's tokens are its words' tokens: each distinct word is tokenized once (a million
@@ -114,23 +129,23 @@ class Model:
                 continue
             counts[at] = len(parts)
             index.extend([words.setdefault(w, len(words)) for w in parts])
-        out = np.zeros((len(texts), DIMS), dtype=np.float32)
         sums = self._sums(list(words))
         del words
         positions = np.asarray(index, dtype=np.int64)
         del index
         ends = np.cumsum(counts)
+        odd = np.asarray(whole, dtype=np.int64)
         for first in range(0, len(texts), BATCH):
             last = min(first + BATCH, len(texts))
+            block = np.zeros((last - first, DIMS), dtype=np.float32)
             lo = int(ends[first - 1]) if first else 0
-            _add_runs(
-                out[first:last], sums[positions[lo : int(ends[last - 1])]], counts[first:last]
-            )
-        if whole:
-            out[whole] = self._sums([texts[at] for at in whole])
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, norms, out=out, where=norms > 0)
-        return out
+            _add_runs(block, sums[positions[lo : int(ends[last - 1])]], counts[first:last])
+            mine = odd[(odd >= first) & (odd < last)]
+            if len(mine):
+                block[mine - first] = self._sums([texts[at] for at in mine.tolist()])
+            norms = np.linalg.norm(block, axis=1, keepdims=True)
+            np.divide(block, norms, out=block, where=norms > 0)
+            yield first, block
 
     def _sums(self, texts: list[str]) -> np.ndarray:
         """The sum of each text's token vectors (float32)."""
@@ -240,15 +255,18 @@ def build_vectors(titles: Sequence[str], headings: Sequence[str]) -> dict[str, n
     heading_row = np.fromiter(
         (rows.setdefault(h, len(rows)) for h in headings), dtype=np.int32, count=len(headings)
     )
-    unit = loaded.embed(list(rows))
+    codes = loaded.codes(list(rows))
     del rows
-    codes = np.rint(unit * SCALE).astype(np.int8)
-    signs = np.packbits(unit[title_row] > 0, axis=1) if len(titles) else np.zeros((0, DIMS // 8))
+    signs = np.zeros((len(titles), DIMS // 8), dtype=np.uint8)
+    for first in range(0, len(titles), SCAN):  # a bounded scratch array here too
+        signs[first : first + SCAN] = np.packbits(
+            codes[title_row[first : first + SCAN]] > 0, axis=1
+        )
     return {
         "vec_text": codes,
         "vec_title": title_row,
         "vec_heading": heading_row,
-        "vec_sign": signs.astype(np.uint8),
+        "vec_sign": signs,
     }
 
 

@@ -44,18 +44,19 @@ def _blended(
     ranked: Ranked,
     vectors: Vectors,
     vector: np.ndarray,
-    limit: int,
+    keep: int,
+    rescue: int,
     weights: tuple[float, float],
     explain: bool,
 ) -> list[tuple[float, int, dict[str, Any] | None, int]]:
-    """One manifest's candidates re-scored by meaning, the `limit + 1` best first, as
-    (score, page, explain, the heading closest in meaning where closer than the title, else
-    -1); pages found by meaning alone (lexical 0) fill what words did not find."""
+    """One manifest's candidates re-scored by meaning, the `keep` best first, as (score, page,
+    explain, the heading closest in meaning where closer than the title, else -1); with
+    `rescue`, that many pages found by meaning alone (lexical 0: words found nothing)."""
     docs = list(ranked.docs)
     lexical = list(ranked.scores)
     details: list[dict[str, Any] | None] = list(ranked.explain or [None] * len(docs))
-    if len(docs) < limit:
-        rescued = vectors.nearest(vector, limit - len(docs), set(docs))
+    if rescue:
+        rescued = vectors.nearest(vector, rescue, set(docs))
         docs += rescued
         lexical += [0.0] * len(rescued)
         details += [{"terms": [], "rescued": "by meaning"} if explain else None] * len(rescued)
@@ -71,7 +72,7 @@ def _blended(
         headings = [-1] * len(docs)
     scored = sorted((-round(score, 4), at) for at, score in enumerate(blend))
     best = []
-    for negative, at in scored[: limit + 1]:
+    for negative, at in scored[:keep]:
         detail = details[at]
         if explain and detail is not None:
             detail = {
@@ -256,25 +257,30 @@ class Library:
         if len(selected) > 1:
             plans = pooled(plans, [docs.index for docs in selected])
         vector = query_vector(query) if embedding_weight > 0 else None
-        for order, (docs, plan) in enumerate(zip(selected, plans, strict=True)):
+        runs = []
+        for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None
             pool = limit + 1 if vectors is None else max(limit + 1, RERANK_POOL)
-            ranked = docs.index.run(plan, pool, explain)  # one more: the runner-up
+            runs.append((vectors, docs.index.run(plan, pool, explain)))  # +1: the runner-up
+        # No word found anything anywhere: the titles closest in meaning stand in.
+        rescue = not any(ranked.docs for _, ranked in runs)
+        for order, (docs, plan, (vectors, ranked)) in enumerate(
+            zip(selected, plans, runs, strict=True)
+        ):
             if ranked.docs:
                 if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
                     strategy = plan.strategy
                 for word, fixed in plan.corrections.items():
                     corrections.setdefault(word, fixed)
             if vectors is None:
-                if not ranked.docs:
-                    continue
                 details = ranked.explain or [None] * len(ranked.docs)
                 for rank, doc in enumerate(ranked.docs):
                     merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank], -1))
                 continue
             assert vector is not None
             weights = (lexical_weight, embedding_weight)
-            best = _blended(ranked, vectors, vector, limit, weights, explain)
+            found = (limit + 1, limit if rescue else 0)  # +1: the runner-up
+            best = _blended(ranked, vectors, vector, *found, weights, explain)
             merged.extend(
                 (-s, rank, order, docs, doc, d, h) for rank, (s, doc, d, h) in enumerate(best)
             )

@@ -39,10 +39,10 @@ TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 DIMS = 256
 SCALE = 127.0  # int8 codes of unit vectors
 BATCH = 4096  # texts embedded at a time while building (their token vectors: ~25 MB)
-# How close in meaning a title must be to fill in for words that found too little. No floor:
-# on the DEV sets a floor of 0.15 to 0.35 lost more right answers than it kept out wrong ones
-# (gibberish lands within about 0.3 of some title; such hits score under 0.1, `low`).
-RESCUE_MIN = 0.0
+# How close in meaning a title must be to stand in when words found nothing: gibberish and
+# typos far from any word ("qqqqqqqq", "Frms") come within 0.2 of some title, while "login
+# password" is 0.43 from "Authentication" and "logger" 0.54 from "Logging".
+RESCUE_MIN = 0.25
 SCAN = 1 << 16  # title codes compared at a time while rescuing
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 

@@ -16,9 +16,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from pinax.errors import InvalidArgs
-from pinax.library import Library
+from pinax.library import Library, index_state
 from pinax.manifest import Heading, Manifest, Page
-from pinax.search import semantic
+from pinax.search import index_cache, semantic
 from pinax.tools import Tools
 from tests.test_cli import pinax
 
@@ -246,3 +246,19 @@ async def test_an_mcp_client_sets_the_weights_and_serve_its_defaults(tmp_path: P
     async with Client(server("--embedding-weight", "0")) as client:
         found = await client.call_tool("search_pages", {"query": "login password"})
         assert found.structured_content["results"] == []
+
+
+def test_the_index_store_keeps_the_vectors_and_is_keyed_by_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_model: None
+) -> None:
+    path = write(example({"Logging": ["Configuring logging"]}), tmp_path)
+    folder = tmp_path / "indexes"
+    built = Library.load([path], index_dir=folder)
+    mapped = Library.load([path], index_dir=folder)  # the saved file, memory-mapped
+    assert mapped.all()[0].index_file is not None
+    for library in (built, mapped):
+        assert library.search("login password", 3).hits[0].title == "Authentication"
+    with_model = index_cache(folder).version
+    monkeypatch.setattr(semantic, "model_folder", lambda: None)
+    assert index_cache(folder).version != with_model  # installing the model re-indexes
+    assert index_state(path, folder) == "stale"

@@ -194,7 +194,7 @@ SEARCH_PAGES = ToolSpec(
     title="Search pages",
     description=(
         "Search documentation pages by title, URL, section and the headings inside each page "
-        "(typo-tolerant, and by meaning where the server has the embedding model). Returns the best pages first: url, title, section, a 0..1 score and, "
+        "(typo-tolerant). Returns the best pages first: url, title, section, a 0..1 score and, "
         "when a heading of the page answers, that heading and its anchor. Use it to find the "
         "page about an API or topic, then read it with get_page(url), or just the part that "
         "answers with get_page(url, section=anchor or heading)."

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import statistics
 import subprocess
@@ -77,6 +78,9 @@ BARS = [
     (("100000",), "mcp_p99", "MCP p99 ms", 5.0),
     (("mdn",), "batch_s", "batch s", 3.0),
 ]
+# The embedding issue's bar: search p50 at most 0.3 ms above embedding_weight 0, same run.
+EMBEDDING_BARS = [(("mdn", "100000"), "embedding_cost_p50", "embedding cost p50 ms", 0.3)]
+BARS += EMBEDDING_BARS
 # The sections issue's bars, with every page's outline indexed.
 OUTLINE_BARS = [
     (EVERY, "spawn_init_s", "spawn->init s", 1.0),
@@ -89,6 +93,7 @@ OUTLINE_BARS = [
     (("1000000",), "load_s", "restart s", 0.5),
     (("1000000",), "serving_rss_mb", "serving RSS MB", 700.0),
     (("mdn",), "batch_s", "batch s", 3.0),
+    *EMBEDDING_BARS,
 ]
 
 
@@ -156,15 +161,20 @@ def work_search(manifest: Path, cache: Path) -> dict:
     for q in clean[:50]:  # warm the caches of the code path, not of the answers
         tools.search_pages(q)
     result = {"load_s": loaded, "load_rss_mb": load_rss}
-    first_passes = []
+    first_passes: list[float] = []
+    words_first: list[float] = []  # embedding_weight 0, each query right after the default
     for label, batch in (("clean", clean), ("typo", typo)):
         passes = []
-        for _ in range(PASSES):
+        for at in range(PASSES):
             times = []
             for q in batch:
                 t = time.perf_counter()
                 tools.search_pages(q)
                 times.append((time.perf_counter() - t) * 1000)
+                if at == 0:
+                    t = time.perf_counter()
+                    tools.search_pages(q, embedding_weight=0)
+                    words_first.append((time.perf_counter() - t) * 1000)
             passes.append(times)
         best = [min(each) for each in zip(*passes, strict=True)]
         first_passes += passes[0]
@@ -175,6 +185,9 @@ def work_search(manifest: Path, cache: Path) -> dict:
         result[f"{label}_best_p99"] = percentile(best, 0.99)
     result["all_p50"] = percentile(first_passes, 0.5)  # the bars: typo queries included
     result["all_p99"] = percentile(first_passes, 0.99)
+    result["words_p50"] = percentile(words_first, 0.5)
+    result["words_p99"] = percentile(words_first, 0.99)
+    result["embedding_cost_p50"] = result["all_p50"] - result["words_p50"]
     result["serving_rss_mb"] = rss_mb()
     return result
 
@@ -215,6 +228,15 @@ def work_baseline(manifest: Path, sample: int) -> dict:
         "bm25_n": len(times),
         "bm25_peak_mb": peak_mb(),
     }
+
+
+def lexical_only() -> None:
+    """This process as if the embedding model were not installed (PINAX_BENCH_LEXICAL_ONLY):
+    the baseline of the embedding's memory and build time."""
+    from pinax.search import semantic
+
+    semantic.model_folder = lambda: None  # type: ignore[assignment]
+    logging.getLogger("pinax").setLevel(logging.ERROR)
 
 
 def run_worker(kind: str, *args: str) -> dict:
@@ -338,12 +360,19 @@ def main() -> None:
     )
     parser.add_argument("--data", type=Path, default=Path("/tmp/pinax-bench"))
     parser.add_argument("--outlines", action="store_true", help="every page with an outline")
+    parser.add_argument(
+        "--lexical-only",
+        action="store_true",
+        help="build and search as if the embedding model were not installed (its baseline)",
+    )
     parser.add_argument("--skip-mcp", action="store_true")
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--baseline-sample", type=int, default=40)
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
+        if os.environ.get("PINAX_BENCH_LEXICAL_ONLY"):
+            lexical_only()
         kind, *rest = args.worker
         if kind == "build":
             result = work_build(Path(rest[0]), Path(rest[1]))
@@ -359,6 +388,8 @@ def main() -> None:
 
     import anyio
 
+    if args.lexical_only:
+        os.environ["PINAX_BENCH_LEXICAL_ONLY"] = "1"  # the workers' environment
     sizes = (args.sizes or "mdn,10000,100000").split(",")
     if args.million and "1000000" not in sizes:
         sizes.append("1000000")
@@ -413,6 +444,15 @@ def report(rows: list[dict]) -> None:
             f"| {r['typo_best_p50']:.3f} / {r['typo_best_p99']:.3f} "
             f"| {r['serving_rss_mb']:.0f} | {bm25} | {r['spawn_init_s']:.2f} "
             f"| {r['import_floor_s']:.2f} |"
+        )
+    print(
+        "\n| pages | p50 ms default weights | p50 ms embedding_weight 0 | embedding cost p50 ms "
+        "| p99 ms default | p99 ms embedding_weight 0 |\n|---|---|---|---|---|---|"
+    )
+    for r in rows:
+        print(
+            f"| {r['size']} | {r['all_p50']:.3f} | {r['words_p50']:.3f} "
+            f"| {r['embedding_cost_p50']:+.3f} | {r['all_p99']:.3f} | {r['words_p99']:.3f} |"
         )
     for r in rows:
         if "mcp_p50" in r:

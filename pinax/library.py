@@ -14,11 +14,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError, NotFound
 from pinax.manifest import Manifest, Page
 from pinax.search import (
     Docs,
+    Ranked,
+    Vectors,
     chunks,
     confidence,
     corrected_query,
@@ -26,9 +30,59 @@ from pinax.search import (
     known_words,
     open_docs,
     pooled,
+    preload_model,
+    query_vector,
 )
 
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
+# The blend of word and meaning scores, chosen on the DEV sets (bench/eval_semantic.py).
+LEXICAL_WEIGHT, EMBEDDING_WEIGHT = 0.8, 0.2
+RERANK_POOL = 30  # lexical candidates each manifest re-scores by meaning
+
+
+def _blended(
+    ranked: Ranked,
+    vectors: Vectors,
+    vector: np.ndarray,
+    keep: int,
+    rescue: int,
+    weights: tuple[float, float],
+    explain: bool,
+) -> list[tuple[float, int, dict[str, Any] | None, int]]:
+    """One manifest's candidates re-scored by meaning, the `keep` best first, as (score, page,
+    explain, the heading closest in meaning where closer than the title, else -1); with
+    `rescue`, that many pages found by meaning alone (lexical 0: words found nothing)."""
+    docs = list(ranked.docs)
+    lexical = list(ranked.scores)
+    details: list[dict[str, Any] | None] = list(ranked.explain or [None] * len(docs))
+    if rescue:
+        rescued = vectors.nearest(vector, rescue, set(docs))
+        docs += rescued
+        lexical += [0.0] * len(rescued)
+        details += [{"terms": [], "rescued": "by meaning"} if explain else None] * len(rescued)
+    embedding, headings = vectors.score(vector, docs)
+    lexical_weight, embedding_weight = weights
+    total = lexical_weight + embedding_weight
+    blend = [
+        (lexical_weight * lex + embedding_weight * emb) / total
+        for lex, emb in zip(lexical, embedding, strict=True)
+    ]
+    if not vectors.reranks:  # titles only: words alone score what they found
+        blend[: len(ranked.docs)] = lexical[: len(ranked.docs)]
+        headings = [-1] * len(docs)
+    scored = sorted((-round(score, 4), at) for at, score in enumerate(blend))
+    best = []
+    for negative, at in scored[:keep]:
+        detail = details[at]
+        if explain and detail is not None:
+            detail = {
+                **detail,
+                "lexical": lexical[at],
+                "embedding": round(embedding[at], 4),
+                "weights": {"lexical": lexical_weight, "embedding": embedding_weight},
+            }
+        best.append((-negative, docs[at], detail, headings[at]))
+    return best
 
 
 def _places(shown: list[Any], plans: list[Any]) -> list[tuple[str | None, str | None]]:
@@ -170,52 +224,83 @@ class Library:
     def warm(self, read_files: bool = True) -> None:
         """Build every index and its term lookup table, and (`read_files`) read the index
         files into the page cache, now (e.g. in a background thread after start-up), so the
-        first queries are as fast as the others."""
+        first queries are as fast as the others; the embedding model loads beside them."""
+        preload_model()
         for docs in self.all():
             docs.warm(read_files)
 
     def search(
-        self, query: str, limit: int, name: str | None = None, explain: bool = False
+        self,
+        query: str,
+        limit: int,
+        name: str | None = None,
+        explain: bool = False,
+        lexical_weight: float = LEXICAL_WEIGHT,
+        embedding_weight: float = EMBEDDING_WEIGHT,
     ) -> Found:
         """Best pages first across the selected manifests (ties: rank, then manifest order).
 
-        A word one manifest knows is not a typo, so no other manifest corrects it."""
+        A word one manifest knows is not a typo, so no other manifest corrects it. With an
+        `embedding_weight` (and the model), each manifest's best `RERANK_POOL` lexical
+        candidates are re-scored `(lexical_weight x lexical + embedding_weight x embedding) /
+        (lexical_weight + embedding_weight)`, both parts on 0..1, so scores stay comparable
+        and `confidence` and thresholds keep their meaning; when words find fewer pages than
+        asked, the titles closest in meaning fill the rest."""
         selected = self.select(name)
         known = (
             known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
         )
-        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None]] = []
+        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None, int]] = []
         corrections: dict[str, str] = {}
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
         if len(selected) > 1:
             plans = pooled(plans, [docs.index for docs in selected])
-        for order, (docs, plan) in enumerate(zip(selected, plans, strict=True)):
-            ranked = docs.index.run(plan, limit + 1, explain)  # one more: the runner-up
-            if not ranked.docs:
+        vector = query_vector(query) if embedding_weight > 0 else None
+        runs = []
+        for docs, plan in zip(selected, plans, strict=True):
+            vectors = docs.index.vectors if vector is not None else None
+            pool = limit + 1 if vectors is None else max(limit + 1, RERANK_POOL)
+            runs.append((vectors, docs.index.run(plan, pool, explain)))  # +1: the runner-up
+        # No word found anything anywhere: the titles closest in meaning stand in.
+        rescue = not any(ranked.docs for _, ranked in runs)
+        for order, (docs, plan, (vectors, ranked)) in enumerate(
+            zip(selected, plans, runs, strict=True)
+        ):
+            if ranked.docs:
+                if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
+                    strategy = plan.strategy
+                for word, fixed in plan.corrections.items():
+                    corrections.setdefault(word, fixed)
+            if vectors is None:
+                details = ranked.explain or [None] * len(ranked.docs)
+                for rank, doc in enumerate(ranked.docs):
+                    merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank], -1))
                 continue
-            if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
-                strategy = plan.strategy
-            for word, fixed in plan.corrections.items():
-                corrections.setdefault(word, fixed)
-            details = ranked.explain or [None] * len(ranked.docs)
-            for rank, doc in enumerate(ranked.docs):
-                merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank]))
-        if len(selected) > 1:
-            merged.sort(key=lambda item: item[:3])
+            assert vector is not None
+            weights = (lexical_weight, embedding_weight)
+            found = (limit + 1, limit if rescue else 0)  # +1: the runner-up
+            best = _blended(ranked, vectors, vector, *found, weights, explain)
+            merged.extend(
+                (-s, rank, order, docs, doc, d, h) for rank, (s, doc, d, h) in enumerate(best)
+            )
+        merged.sort(key=lambda item: item[:3])
         shown = merged[:limit]
         places = _places(shown, plans)
         hits = []
-        for at, (negative, _, _, docs, doc, detail) in enumerate(shown):
+        for at, (negative, _, _, docs, doc, detail, meant) in enumerate(shown):
             score = -negative
             runner_up = -merged[at + 1][0] if at + 1 < len(merged) else 0.0
+            place = places[at]
+            if place == (None, None) and meant >= 0:  # words name no heading: meaning may
+                place = docs.place(doc, meant)
             hits.append(
                 SearchHit(
                     docs.name,
                     *docs.pages.row(doc),
                     score,
                     detail,
-                    *places[at],
+                    *place,
                     confidence(score, score - runner_up),
                 )
             )

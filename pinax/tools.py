@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
-from pinax.library import Docs, Library, did_you_mean, index_state
+from pinax.library import (
+    EMBEDDING_WEIGHT,
+    LEXICAL_WEIGHT,
+    Docs,
+    Library,
+    did_you_mean,
+    index_state,
+)
 from pinax.manifest import Page
 from pinax.pages import (
     DEFAULT_MAX_TOKENS,
@@ -64,6 +71,8 @@ class Tools:
         self._reader = reader
         self._make_reader = make_reader
         self.ttls = dict(ttls or {})
+        # search_pages' default (lexical, embedding) weights: `pinax serve` sets its own.
+        self.weights: tuple[float, float] = (LEXICAL_WEIGHT, EMBEDDING_WEIGHT)
         # Docs the operator asked for that could not be loaded ({"source", "reason"}): the
         # server runs with the rest, and list_docs says what is missing.
         self.unavailable = [dict(item) for item in unavailable]
@@ -140,6 +149,8 @@ class Tools:
         docs: Any = None,
         explain: Any = False,
         threshold: Any = None,
+        lexical_weight: Any = None,
+        embedding_weight: Any = None,
     ) -> dict[str, Any]:
         started = time.perf_counter()
         text = _text(query, "query", MAX_QUERY_LENGTH)
@@ -147,7 +158,8 @@ class Tools:
         name = _docs_name(docs)
         detailed = _flag(explain, "explain")
         minimum = _fraction(threshold, "threshold")
-        found = self.library.search(text, count, name, explain=detailed)
+        weights = search_weights(lexical_weight, embedding_weight, self.weights)
+        found = self.library.search(text, count, name, detailed, *weights)
         results = []
         for hit in found.hits:
             if hit.score < minimum:
@@ -354,6 +366,22 @@ def _flag(value: Any, name: str) -> bool:
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
     raise InvalidArgs(f"{name} must be true or false, got {_kind(value)}")
+
+
+def search_weights(
+    lexical: Any, embedding: Any, defaults: tuple[float, float] = (LEXICAL_WEIGHT, EMBEDDING_WEIGHT)
+) -> tuple[float, float]:
+    """(lexical_weight, embedding_weight), each 0..1 (None: its default), not both 0."""
+    weights = (
+        defaults[0] if lexical is None else _fraction(lexical, "lexical_weight"),
+        defaults[1] if embedding is None else _fraction(embedding, "embedding_weight"),
+    )
+    if not any(weights):
+        raise InvalidArgs(
+            "lexical_weight and embedding_weight are both 0: at least one must be above 0 "
+            "(0 turns one side off)"
+        )
+    return weights
 
 
 def _fraction(value: Any, name: str) -> float:

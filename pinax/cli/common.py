@@ -76,6 +76,39 @@ LogLevelOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+LexicalWeightOption = Annotated[
+    float | None,
+    typer.Option(
+        "--lexical-weight",
+        metavar="W",
+        help="How much matching words count, 0..1 [default: 0.8].",
+        show_default=False,
+    ),
+]
+EmbeddingWeightOption = Annotated[
+    float | None,
+    typer.Option(
+        "--embedding-weight",
+        metavar="W",
+        help="How much closeness in meaning to titles and headings counts, 0..1 "
+        "(0: words only) [default: 0.2].",
+        show_default=False,
+    ),
+]
+
+
+def weights_or_fail(lexical: float | None, embedding: float | None) -> tuple[float, float]:
+    """The search weights the options give (defaults for those not given), or exit 2."""
+    from pinax.tools import search_weights
+
+    try:
+        return search_weights(lexical, embedding)
+    except PinaxError as exc:
+        fail(
+            exc.message.replace("lexical_weight", "--lexical-weight").replace(
+                "embedding_weight", "--embedding-weight"
+            )
+        )
 
 
 # What a terminal acts on instead of showing: C0 controls but tab and newline (ESC starts

@@ -12,7 +12,9 @@ from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
     DocsOption,
+    EmbeddingWeightOption,
     JsonOption,
+    LexicalWeightOption,
     LogLevelOption,
     SiteUrlOption,
     fail,
@@ -20,6 +22,7 @@ from pinax.cli.common import (
     safe,
     safe_json,
     setup_logging,
+    weights_or_fail,
 )
 from pinax.errors import PinaxError
 
@@ -47,6 +50,8 @@ def search(
     explain: Annotated[
         bool, typer.Option("--explain", help="Show how each result matched (terms, fields).")
     ] = False,
+    lexical_weight: LexicalWeightOption = None,
+    embedding_weight: EmbeddingWeightOption = None,
     as_json: JsonOption = False,
     cache_dir: CacheDirOption = None,
     allow_private: AllowPrivateOption = None,
@@ -56,7 +61,15 @@ def search(
     """Search the manifests from the shell, as the search_pages tool does."""
     setup_logging(log_level)
     tools = load_tools(docs, cache_dir, None, allow_private, read_pages=False, site_url=site_url)
-    options = {"limit": limit, "docs": within, "explain": explain, "threshold": threshold}
+    weights = weights_or_fail(lexical_weight, embedding_weight)
+    options = {
+        "limit": limit,
+        "docs": within,
+        "explain": explain,
+        "threshold": threshold,
+        "lexical_weight": weights[0],
+        "embedding_weight": weights[1],
+    }
     if query is None:
         if sys.stdin.isatty():
             fail("give a QUERY, or pipe queries on standard input (one per line)")
@@ -115,7 +128,14 @@ def explain_line(explain: dict[str, Any]) -> str:
         how = "" if term["match"] == "exact" else f" {term['match']}"
         fields = ",".join(term.get("fields", {}))
         parts.append(f"{term['term']}{how}={term['score']:g}" + (f" ({fields})" if fields else ""))
-    boosts = explain["boosts"]
-    if boosts["exact_title"] > 1:
+    boosts = explain.get("boosts", {})
+    if boosts.get("exact_title", 1) > 1:
         parts.append(f"exact title x{boosts['exact_title']:g}")
-    return "; ".join(parts) or "no term matched"
+    words = "; ".join(parts) or "no term matched"
+    if "embedding" not in explain:
+        return words
+    weights = explain["weights"]
+    return (
+        f"{words} | words {explain['lexical']:g} x{weights['lexical']:g}, "
+        f"meaning {explain['embedding']:g} x{weights['embedding']:g}"
+    )

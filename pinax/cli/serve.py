@@ -11,6 +11,8 @@ from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
     DocsOption,
+    EmbeddingWeightOption,
+    LexicalWeightOption,
     LogLevelOption,
     SiteUrlOption,
     TtlOption,
@@ -20,6 +22,7 @@ from pinax.cli.common import (
     plural,
     setup_logging,
     warn,
+    weights_or_fail,
 )
 from pinax.errors import PinaxError
 
@@ -30,6 +33,8 @@ def serve(
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
     site_url: SiteUrlOption = None,
+    lexical_weight: LexicalWeightOption = None,
+    embedding_weight: EmbeddingWeightOption = None,
     http: Annotated[
         bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")
     ] = False,
@@ -78,6 +83,7 @@ def serve(
     setup_logging(log_level)
     from pinax.server import HttpSettings
 
+    weights = weights_or_fail(lexical_weight, embedding_weight)  # search_pages' defaults
     settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
     if http and (problem := settings.problem()):
         fail(problem)
@@ -87,7 +93,9 @@ def serve(
         try:
             watched = [Path(arg) for arg in docs]
             tools: Any = LiveTools(
-                lambda: open_tools(docs, cache_dir, ttl, allow_private, site_url=site_url),
+                lambda: weighted(
+                    open_tools(docs, cache_dir, ttl, allow_private, site_url=site_url), weights
+                ),
                 watched,
                 watch_interval,
             )
@@ -95,6 +103,7 @@ def serve(
             fail(exc.message)
     else:
         tools = load_tools(docs, cache_dir, ttl, allow_private, site_url=site_url, need_docs=False)
+        weighted(tools, weights)
     from pinax.server import create_server
 
     server = create_server(tools)
@@ -109,6 +118,12 @@ def serve(
         return
     typer.echo(f"pinax: {start_line(getattr(tools, 'tools', tools))}", err=True)
     serve_http(server, settings, log_level)
+
+
+def weighted(tools: Any, weights: tuple[float, float]) -> Any:
+    """The tools, with `weights` as search_pages' default (lexical, embedding)."""
+    tools.weights = weights
+    return tools
 
 
 def serve_http(server: Any, settings: Any, log_level: str) -> None:

@@ -9,6 +9,8 @@ behind them:
 - `known_words`, `corrected_query`, `chunks`: the query's words as the index reads them.
 - `pooled`: one query's plans over several indexes, weighted as one (comparable scores).
 - `confidence`: a hit's label ("high", "medium", "low") from its score and its lead.
+- `query_vector`, `Vectors` (an index's `vectors`): meaning beside words, a static embedding
+  of titles and headings (see `pinax.search.semantic`); `preload_model` loads it early.
 """
 
 from pinax.search.docs import Docs, index_cache, open_docs
@@ -21,6 +23,8 @@ from pinax.search.index import (
     known_words,
     pooled,
 )
+from pinax.search.semantic import Vectors, query_vector
+from pinax.search.semantic import preload as preload_model
 from pinax.search.store import IndexCache
 from pinax.search.tokens import chunks
 
@@ -30,6 +34,7 @@ __all__ = [
     "Plan",
     "Ranked",
     "SearchIndex",
+    "Vectors",
     "chunks",
     "confidence",
     "corrected_query",
@@ -37,4 +42,6 @@ __all__ = [
     "known_words",
     "open_docs",
     "pooled",
+    "preload_model",
+    "query_vector",
 ]

@@ -23,6 +23,7 @@ import numpy as np
 from pinax import manifest as manifest_io
 from pinax.manifest import Manifest, Page
 from pinax.search import columns as columns_io
+from pinax.search import semantic
 from pinax.search.columns import ManifestColumns, PageColumns
 from pinax.search.heap import kept_for_reuse
 from pinax.search.index import SearchIndex
@@ -44,8 +45,9 @@ CHILDREN_EXPLAINED = 200  # children titles read to explain a hit's `children` f
 
 
 def index_cache(folder: Path) -> IndexCache:
-    """The on-disk indexes kept in `folder` (those of another index format are ignored)."""
-    return IndexCache(folder, f"pinax-index-{FORMAT}")
+    """The on-disk indexes kept in `folder` (those of another index format, or made with
+    another embedding model or none, are ignored: installing the model re-indexes)."""
+    return IndexCache(folder, f"pinax-index-{FORMAT}-{semantic.state()}")
 
 
 class Docs:

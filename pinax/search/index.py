@@ -42,6 +42,7 @@ from pinax.search.indexing import (
     depth_prior,
     idf,
 )
+from pinax.search.semantic import Vectors
 from pinax.search.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
 from pinax.search.vocabulary import Vocabulary
 
@@ -205,6 +206,8 @@ class SearchIndex:
         self._title_term = _items(arrays["title_term"])
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
+        # Title and heading vectors, when the index was built with the embedding model.
+        self.vectors = Vectors(arrays) if Vectors.present(arrays) else None
 
     def frequency(self, text: str) -> int:
         """How many pages have a term (a stem or phrase; 0 if the index lacks it)."""

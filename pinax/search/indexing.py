@@ -31,6 +31,7 @@ import numpy as np
 
 from pinax.search.columns import Headings, PageColumns
 from pinax.search.pagetable import narrow, raw_path, raw_paths_of
+from pinax.search.semantic import build_vectors
 from pinax.search.tokens import (
     MAX_TOKEN_LENGTH,
     PART_WEIGHT,
@@ -49,7 +50,7 @@ B = 0.75
 # is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
 FIELD_B = (B, B, B, B, B, B, 0.1)
 DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
-FORMAT = 3  # bump when the arrays or what they mean change (tokens, fields, weights)
+FORMAT = 4  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
@@ -298,6 +299,8 @@ def build(
     arrays.update(_postings(analysis, fields, size, depth_prior(depths), rank))
     arrays["title_key"] = title_keys
     arrays["doc_depth"] = depths
+    heading_text_of = np.frombuffer(headings.title, dtype=np.int_)
+    arrays.update(build_vectors(pages.title, headings.titles, heading_text_of))  # needs the model
     return arrays
 
 

@@ -161,9 +161,12 @@ class IndexCache:
         return self.folder / f"{digest}.pxi"
 
     def known_hash(self, manifest: Path) -> str | None:
-        """The content hash recorded for this manifest file, if the file is unchanged since."""
+        """The content hash recorded for this manifest file, if the file is unchanged since
+        and the hash was made for this cache's version (index format, embedding model)."""
         saved = self._record(manifest)
-        return saved["hash"] if saved and saved.get("stat") == signature(manifest) else None
+        if not saved or saved.get("version") != self.version:
+            return None
+        return saved["hash"] if saved.get("stat") == signature(manifest) else None
 
     def recorded_hash(self, manifest: Path) -> str | None:
         """The content hash last recorded for this manifest file, changed since or not."""
@@ -179,7 +182,7 @@ class IndexCache:
 
     def remember(self, manifest: Path, digest: str, signature: list[int]) -> None:
         record = self._record_path(manifest)
-        data = {"path": str(manifest), "stat": signature, "hash": digest}
+        data = {"path": str(manifest), "stat": signature, "hash": digest, "version": self.version}
         try:
             record.parent.mkdir(parents=True, exist_ok=True)
             fd, temporary = tempfile.mkstemp(

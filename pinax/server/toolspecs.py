@@ -242,6 +242,29 @@ SEARCH_PAGES = ToolSpec(
             },
             aliases=("min_score",),
         ),
+        Arg(
+            "lexical_weight",
+            {
+                "type": "number",
+                "description": "How much matching words count, 0 to 1 (default 0.8; 0 turns "
+                "words off). The score is (lexical_weight x words + embedding_weight x "
+                "meaning) / (lexical_weight + embedding_weight)",
+                "minimum": 0,
+                "maximum": 1,
+                "examples": [0.8],
+            },
+        ),
+        Arg(
+            "embedding_weight",
+            {
+                "type": "number",
+                "description": "How much closeness in meaning of the query to the page's "
+                "title or headings counts, 0 to 1 (default 0.2; 0: words only)",
+                "minimum": 0,
+                "maximum": 1,
+                "examples": [0.2],
+            },
+        ),
     ),
     output=_object(
         "Matching pages, best first",
@@ -274,7 +297,8 @@ SEARCH_PAGES = ToolSpec(
                 },
                 docs=DOCS_OF_ROW,
                 explain=_object(
-                    "With explain: the matched terms (per field), boosts and reference score"
+                    "With explain: the matched terms (per field), boosts and reference "
+                    "score; with meaning on, the lexical and embedding parts and their weights"
                 ),
             ),
         ),

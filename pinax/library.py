@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
 
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError, NotFound
@@ -102,8 +103,6 @@ def _places(shown: list[Any], plans: list[Any]) -> list[tuple[str | None, str | 
 
 def closest(word: str, choices: Iterable[str], cutoff: float = 60.0, limit: int = 1) -> list[str]:
     """The choices most like `word`, for "did you mean" hints."""
-    from rapidfuzz import fuzz, process
-
     found = process.extract(
         word, list(choices), scorer=fuzz.WRatio, score_cutoff=cutoff, limit=limit
     )
@@ -119,8 +118,6 @@ def closest_name(name: str, names: Iterable[str]) -> str | None:
     """The loaded name `name` was probably meant as: a near spelling ('raect' -> 'react') or
     one starting the other ('react-docs' -> 'react'). WRatio's partial matching would offer
     'kubernetes' for 'vue' (the 'ue'); a wrong name is worse than none."""
-    from rapidfuzz import fuzz
-
     wanted = name.lower()
     best, best_score = None, 0.0
     for choice in names:

@@ -17,6 +17,7 @@ import zlib
 from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
+from rapidfuzz.distance import OSA
 
 MIN_TYPO_LENGTH = 5  # shorter words are never corrected
 LONG_TYPO_LENGTH = 9  # words this long may be two edits away
@@ -226,10 +227,8 @@ class Vocabulary:
         return [int(w) for w in found[np.lexsort((found, -df))]]
 
 
-@functools.cache
 def _osa_distance() -> Callable[..., int]:
-    """rapidfuzz's optimal-string-alignment distance, imported on first need (a typo or
-    `prepare`): searches without typos start without it."""
-    from rapidfuzz.distance import OSA
-
+    """rapidfuzz's optimal-string-alignment distance. rapidfuzz is imported with this module,
+    in the thread that loads the docs: imported lazily, a server's warm-up thread and a
+    request could import it at once, and its circular imports then fail in one of them."""
     return OSA.distance

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from pinax.errors import ManifestError
+from pinax.files import SpecialFile, read_regular
 
 SCHEMA_VERSION = 1
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -120,37 +119,11 @@ def slug_title(url: str) -> str:
 MAX_FILE_BYTES = 2 << 30  # a manifest of a million pages is a few hundred MB
 
 
-class SpecialFile(ValueError):
-    """Not a regular file (a FIFO, a device, a socket), or past the size limit."""
-
-
-def read_regular(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """A regular file's bytes, refused at once when it is a FIFO (reading would wait for a
-    writer forever), a device (`/dev/zero` never ends) or bigger than `limit` bytes: opened
-    without blocking, checked with fstat, never read past the limit."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(21, "Is a directory", str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise SpecialFile("not a regular file (a FIFO, device or socket); refused")
-        if info.st_size > limit:
-            raise SpecialFile(f"{info.st_size:,} bytes, over the {limit:,}-byte limit")
-        with os.fdopen(fd, "rb", closefd=False) as reader:
-            data = reader.read(limit + 1)
-    finally:
-        os.close(fd)
-    if len(data) > limit:
-        raise SpecialFile(f"grew past the {limit:,}-byte limit while read")
-    return data
-
-
 def read_bytes(path: str | Path) -> bytes:
     """A manifest file's bytes; any failure a `ManifestError` naming the file."""
     source = str(path)
     try:
-        return read_regular(path)
+        return read_regular(path, MAX_FILE_BYTES)
     except SpecialFile as exc:
         raise ManifestError(source, "", str(exc)) from None
     except FileNotFoundError:

@@ -11,7 +11,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from pinax.errors import InvalidArgs
-from pinax.manifest import SpecialFile, read_regular
+from pinax.files import SpecialFile, read_regular
 from pinax.pages import origin_of
 
 from . import llmstxt, sitemap

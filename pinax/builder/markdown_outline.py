@@ -28,16 +28,7 @@ def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
 
     title: str | None = None
     found: list[tuple[int, str, str | None]] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        opener = _FENCE.match(line)
-        if fence is not None:
-            if opener and opener.group(1).startswith(fence) and not line[opener.end() :].strip():
-                fence = None
-            continue
-        if opener:
-            fence = opener.group(1)
-            continue
+    for _, line in _outside_code(markdown.split("\n")):
         found_heading = _atx(line)
         if found_heading is None:
             continue
@@ -49,6 +40,21 @@ def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
         elif text:
             found.append((level, text, anchor))
     return title, outline_of(tuple(found))
+
+
+def _outside_code(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(number, line) of the lines outside fenced code blocks, fences left out."""
+    fence: str | None = None
+    for i, line in enumerate(lines):
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1).startswith(fence) and not line[opener.end() :].strip():
+                fence = None
+            continue
+        if opener:
+            fence = opener.group(1)
+            continue
+        yield i, line
 
 
 def _atx(line: str) -> tuple[int, str] | None:
@@ -93,16 +99,7 @@ def full_text_pages(text: str) -> Iterator[tuple[str, str]]:
     write them; a file without such lines names no pages (none is guessed)."""
     lines = text.split("\n")
     starts: list[tuple[int, str]] = []
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        opener = _FENCE.match(line)
-        if fence is not None:
-            if opener and opener.group(1).startswith(fence) and not line[opener.end() :].strip():
-                fence = None
-            continue
-        if opener:
-            fence = opener.group(1)
-            continue
+    for i, line in _outside_code(lines):
         if not line.startswith("# "):
             continue
         for follow in lines[i + 1 : i + 1 + SOURCE_LOOKAHEAD]:

@@ -26,6 +26,8 @@ from typing import Any
 from diskcache import JSONDisk
 from diskcache.core import MODE_BINARY, MODE_PICKLE, MODE_TEXT
 
+from pinax.files import SpecialFile, read_regular
+
 MAX_VALUE_BYTES = 64 << 20  # a page is at most 10 MiB of text before compression
 
 log = logging.getLogger("pinax.pages")
@@ -76,20 +78,9 @@ class JsonOnlyDisk(JSONDisk):
 
 
 def _read_regular(path: str) -> bytes:
-    """A regular file's bytes, opened without blocking (a FIFO) and without following a
-    symlink, never more than MAX_VALUE_BYTES."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(path, flags)
+    """A value file's bytes: a regular file, not followed through a symlink, opened without
+    blocking (a FIFO), never more than MAX_VALUE_BYTES."""
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UnsafeEntry(f"{path} is not a regular file; refused")
-        if info.st_size > MAX_VALUE_BYTES:
-            raise UnsafeEntry(f"{path} holds {info.st_size:,} bytes, past the limit; refused")
-        with os.fdopen(fd, "rb", closefd=False) as reader:
-            data = reader.read(MAX_VALUE_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_VALUE_BYTES:
-        raise UnsafeEntry(f"{path} grew past the limit while read; refused")
-    return data
+        return read_regular(path, MAX_VALUE_BYTES, follow_links=False)
+    except (SpecialFile, IsADirectoryError) as exc:
+        raise UnsafeEntry(f"{path}: {exc}") from None

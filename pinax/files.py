@@ -1,0 +1,40 @@
+"""Local files read as untrusted input: a FIFO would block a read forever, a device never
+ends, and a file may grow while read. Manifests, the page cache's value files and the
+builder's local sources all come through here."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+
+class SpecialFile(ValueError):
+    """Not a regular file (a FIFO, a device, a socket, a symlink where none is followed), or
+    past the size limit."""
+
+
+def read_regular(path: str | Path, limit: int, follow_links: bool = True) -> bytes:
+    """A regular file's bytes, refused at once when it is a FIFO (reading would wait for a
+    writer forever), a device (`/dev/zero` never ends) or bigger than `limit` bytes: opened
+    without blocking (and, unless `follow_links`, without following a symlink), checked with
+    fstat, never read past the limit. IsADirectoryError for a folder."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+    if not follow_links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise SpecialFile("not a regular file (a FIFO, device or socket); refused")
+        if info.st_size > limit:
+            raise SpecialFile(f"{info.st_size:,} bytes, over the {limit:,}-byte limit")
+        with os.fdopen(fd, "rb", closefd=False) as reader:
+            data = reader.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise SpecialFile(f"grew past the {limit:,}-byte limit while read")
+    return data

@@ -34,7 +34,7 @@ from mcp import Client  # noqa: E402
 
 from bench.measure import percentile  # noqa: E402
 from tests.http_site import Reply, Request, Site  # noqa: E402
-from tests.serving import served_http, server_env  # noqa: E402
+from tests.serving import run_pinax, served_http  # noqa: E402
 from tests.test_hostile_args import CASES as ARG_CASES  # noqa: E402
 from tests.test_hostile_files import BAD_MANIFESTS  # noqa: E402
 from tests.test_hostile_hidden import HIDDEN_HTML, SECRET, VISIBLE  # noqa: E402
@@ -165,14 +165,7 @@ async def get_page(bench: Bench, url: str, **extra) -> dict:
 
 
 def pinax(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pinax", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env=server_env(env),
-    )
+    return run_pinax(*args, env=env)
 
 
 def page_attack(bench: Bench, url: str, check: Callable[[dict], bool]) -> Callable:

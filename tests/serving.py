@@ -40,6 +40,20 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**inherited, "PYTHONPATH": str(ROOT), **(extra or {})}
 
 
+def run_pinax(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`python -m pinax ARGS` to its end, output captured (environment as `server_env`)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pinax", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=server_env(env),
+    )
+
+
 @dataclass
 class Served:
     url: str  # the MCP endpoint, http://127.0.0.1:PORT/mcp

@@ -9,23 +9,15 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.http_site import Site
-from tests.serving import ROOT, server_env
+from tests.serving import run_pinax
 from tests.test_limits import html
 
 
 def pinax(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pinax", *args],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        cwd=ROOT,
-        env=server_env({"PINAX_CACHE_DIR": str(tmp_path / "cache")}),
-    )
+    return run_pinax(*args, env={"PINAX_CACHE_DIR": str(tmp_path / "cache")})
 
 
 def test_links_to_other_hosts_in_a_sites_llms_txt_stay_unreadable(

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.http_site import Reply, Site
-from tests.serving import ROOT, server_env
+from tests.serving import run_pinax
 
 # In a link title, brackets must pair (Markdown): a full reset, an 8-bit CSI, a colour, a
 # bidirectional override, a backspace and a bell. The page text holds OSC title and clipboard
@@ -27,14 +26,7 @@ RAW = {"\x1b", "\x9b", "\u202e", "\r", "\x08", "\x07"}
 
 
 def pinax(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pinax", *args],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        cwd=ROOT,
-        env=server_env({"PINAX_CACHE_DIR": str(tmp_path / "cache")}),
-    )
+    return run_pinax(*args, env={"PINAX_CACHE_DIR": str(tmp_path / "cache")})
 
 
 def assert_clean(done: subprocess.CompletedProcess[str]) -> None:

@@ -34,7 +34,7 @@ from mcp import Client  # noqa: E402
 
 from bench.measure import percentile  # noqa: E402
 from tests.http_site import Reply, Request, Site  # noqa: E402
-from tests.serving import run_pinax, served_http  # noqa: E402
+from tests.serving import INITIALIZE, MCP_HEADERS, run_pinax, served_http  # noqa: E402
 from tests.test_hostile_args import CASES as ARG_CASES  # noqa: E402
 from tests.test_hostile_files import BAD_MANIFESTS  # noqa: E402
 from tests.test_hostile_hidden import HIDDEN_HTML, SECRET, VISIBLE  # noqa: E402
@@ -439,25 +439,11 @@ async def run_all(bench: Bench, site: Site) -> None:
     )
 
     async def flood(count: int) -> bool:
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "f", "version": "1"},
-            },
-        }
-        headers = {
-            "Accept": "application/json, text/event-stream",
-            "Content-Type": "application/json",
-        }
         refused = 0
         async with httpx.AsyncClient(timeout=10) as http:
             for _ in range(count):
                 refused += (
-                    await http.post(bench.server.url, json=init, headers=headers)
+                    await http.post(bench.server.url, json=INITIALIZE, headers=MCP_HEADERS)
                 ).status_code == 503
         return refused == 0
 

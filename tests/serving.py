@@ -15,6 +15,18 @@ from pathlib import Path
 from mcp import StdioServerParameters
 
 ROOT = Path(__file__).resolve().parent.parent
+# A raw streamable-HTTP `initialize`, for tests that speak to the endpoint without a client.
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 def pinax_command(*args: str) -> list[str]:

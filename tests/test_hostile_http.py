@@ -18,7 +18,7 @@ import pytest
 from mcp import Client
 
 from pinax.server.http_app import REQUEST_TIMEOUT
-from tests.serving import served_http
+from tests.serving import INITIALIZE, MCP_HEADERS, served_http
 
 GOOD = {
     "pinax_manifest": 1,
@@ -114,19 +114,6 @@ def test_connections_past_the_cap_are_closed_at_once(manifest: Path) -> None:
     assert log.count("refused a connection") <= 3, "one line per refusal, rate-limited"
 
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "flood", "version": "1"},
-    },
-}
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
 @pytest.mark.anyio
 async def test_a_flood_of_sessions_leaves_room_and_memory_flat(manifest: Path) -> None:
     with served_http("--docs", str(manifest)) as server:
@@ -134,7 +121,7 @@ async def test_a_flood_of_sessions_leaves_room_and_memory_flat(manifest: Path) -
         rss = []
         async with httpx.AsyncClient(timeout=10) as http:
             for i in range(2_400):
-                answer = await http.post(server.url, json=INITIALIZE, headers=HEADERS)
+                answer = await http.post(server.url, json=INITIALIZE, headers=MCP_HEADERS)
                 refused += answer.status_code == 503
                 if i in (1_200, 2_399):
                     rss.append(_rss_mb(server.process.pid))

@@ -17,20 +17,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.types import ResourceListChangedNotification
 
 from tests.conftest import shared_path
-from tests.serving import Served, pinax_command, served_http, server_env
+from tests.serving import INITIALIZE, MCP_HEADERS, Served, pinax_command, served_http, server_env
 
 TOKEN = "a-test-token-that-is-long-enough"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
-MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")
@@ -83,35 +72,37 @@ def test_health_answers_without_auth(guarded_server: Served) -> None:
 
 def test_http_refuses_without_the_token(guarded_server: Served) -> None:
     url = guarded_server.url
-    missing = httpx.post(url, json=INIT, headers=MCP_HEADERS)
+    missing = httpx.post(url, json=INITIALIZE, headers=MCP_HEADERS)
     assert missing.status_code == 401 and missing.headers["www-authenticate"].startswith("Bearer")
-    wrong = httpx.post(url, json=INIT, headers={**MCP_HEADERS, "Authorization": "Bearer nope"})
+    wrong = httpx.post(
+        url, json=INITIALIZE, headers={**MCP_HEADERS, "Authorization": "Bearer nope"}
+    )
     assert wrong.status_code == 401
     almost = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN[:-1]}"}
-    assert httpx.post(url, json=INIT, headers=almost).status_code == 401
+    assert httpx.post(url, json=INITIALIZE, headers=almost).status_code == 401
     basic = {**MCP_HEADERS, "Authorization": f"Basic {TOKEN}"}
-    assert httpx.post(url, json=INIT, headers=basic).status_code == 401
+    assert httpx.post(url, json=INITIALIZE, headers=basic).status_code == 401
     right = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
-    assert httpx.post(url, json=INIT, headers=right).status_code == 200
+    assert httpx.post(url, json=INITIALIZE, headers=right).status_code == 200
 
 
 def test_http_refuses_foreign_origin_and_host(guarded_server: Served) -> None:
     headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
     port = guarded_server.url.split(":")[2].split("/")[0]
     origin = httpx.post(
-        guarded_server.url, json=INIT, headers={**headers, "Origin": "https://evil.example"}
+        guarded_server.url, json=INITIALIZE, headers={**headers, "Origin": "https://evil.example"}
     )
     assert origin.status_code == 403
     host = httpx.post(
-        guarded_server.url, json=INIT, headers={**headers, "Host": f"evil.example:{port}"}
+        guarded_server.url, json=INITIALIZE, headers={**headers, "Host": f"evil.example:{port}"}
     )
     assert host.status_code == 421
     allowed = httpx.post(
-        guarded_server.url, json=INIT, headers={**headers, "Host": f"docs.example:{port}"}
+        guarded_server.url, json=INITIALIZE, headers={**headers, "Host": f"docs.example:{port}"}
     )
     assert allowed.status_code == 200
     local = {**headers, "Origin": f"http://localhost:{port}"}
-    assert httpx.post(guarded_server.url, json=INIT, headers=local).status_code == 200
+    assert httpx.post(guarded_server.url, json=INITIALIZE, headers=local).status_code == 200
 
 
 @pytest.mark.anyio

@@ -22,6 +22,7 @@ from pinax.errors import ManifestError, NotFound
 from pinax.manifest import Manifest, Page
 from pinax.search import (
     Docs,
+    Plan,
     Ranked,
     Vectors,
     chunks,
@@ -86,18 +87,35 @@ def _blended(
     return best
 
 
-def _places(shown: list[Any], plans: list[Any]) -> list[tuple[str | None, str | None]]:
-    """The (heading, anchor) that each shown hit names, found for the shown hits only."""
+class _Candidate(NamedTuple):
+    """A page one manifest found, before the merge picks what is shown."""
+
+    score: float
+    rank: int  # in its manifest's ranking
+    order: int  # its manifest's place among the selected
+    docs: Docs
+    doc: int
+    detail: dict[str, Any] | None
+    meant: int  # the heading closest in meaning (where meaning re-ranked), else -1
+
+    def merge_key(self) -> tuple[float, int, int]:
+        return -self.score, self.rank, self.order
+
+
+def _places(shown: list[_Candidate], plans: list[Plan]) -> list[tuple[str | None, str | None]]:
+    """The (heading, anchor) each shown hit names: the heading that answers what its title
+    does not, found for the shown hits only; else the heading closest in meaning."""
     places: list[tuple[str | None, str | None]] = [(None, None)] * len(shown)
     by_library: dict[int, list[int]] = {}
-    for at, item in enumerate(shown):
-        by_library.setdefault(item[2], []).append(at)
+    for at, hit in enumerate(shown):
+        by_library.setdefault(hit.order, []).append(at)
     for order, ats in by_library.items():
-        docs = shown[ats[0]][3]
-        headings = docs.index.best_headings([shown[at][4] for at in ats], plans[order])
+        docs = shown[ats[0]].docs
+        headings = docs.index.best_headings([shown[at].doc for at in ats], plans[order])
         for at, heading in zip(ats, headings, strict=True):
+            heading = heading if heading >= 0 else shown[at].meant
             if heading >= 0:
-                places[at] = docs.place(shown[at][4], heading)
+                places[at] = docs.place(shown[at].doc, heading)
     return places
 
 
@@ -247,7 +265,7 @@ class Library:
         known = (
             known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
         )
-        merged: list[tuple[float, int, int, Docs, int, dict[str, Any] | None, int]] = []
+        merged: list[_Candidate] = []
         corrections: dict[str, str] = {}
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
@@ -272,33 +290,31 @@ class Library:
             if vectors is None:
                 details = ranked.explain or [None] * len(ranked.docs)
                 for rank, doc in enumerate(ranked.docs):
-                    merged.append((-ranked.scores[rank], rank, order, docs, doc, details[rank], -1))
+                    merged.append(
+                        _Candidate(ranked.scores[rank], rank, order, docs, doc, details[rank], -1)
+                    )
                 continue
             assert vector is not None
             weights = (lexical_weight, embedding_weight)
             found = (limit + 1, limit if rescue else 0)  # +1: the runner-up
             best = _blended(ranked, vectors, vector, *found, weights, explain)
             merged.extend(
-                (-s, rank, order, docs, doc, d, h) for rank, (s, doc, d, h) in enumerate(best)
+                _Candidate(score, rank, order, docs, doc, detail, meant)
+                for rank, (score, doc, detail, meant) in enumerate(best)
             )
-        merged.sort(key=lambda item: item[:3])
+        merged.sort(key=_Candidate.merge_key)
         shown = merged[:limit]
-        places = _places(shown, plans)
         hits = []
-        for at, (negative, _, _, docs, doc, detail, meant) in enumerate(shown):
-            score = -negative
-            runner_up = -merged[at + 1][0] if at + 1 < len(merged) else 0.0
-            place = places[at]
-            if place == (None, None) and meant >= 0:  # words name no heading: meaning may
-                place = docs.place(doc, meant)
+        for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):
+            runner_up = merged[at + 1].score if at + 1 < len(merged) else 0.0
             hits.append(
                 SearchHit(
-                    docs.name,
-                    *docs.pages.row(doc),
-                    score,
-                    detail,
+                    hit.docs.name,
+                    *hit.docs.pages.row(hit.doc),
+                    hit.score,
+                    hit.detail,
                     *place,
-                    confidence(score, score - runner_up),
+                    confidence(hit.score, hit.score - runner_up),
                 )
             )
         pages_searched = sum(len(d.pages) for d in selected)

@@ -252,8 +252,7 @@ class SearchIndex:
                 counted = weight if rank == 0 else 0.0
                 self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
             if not inside:  # an unknown word still says what a full match would be
-                plan.reference += weight * self._unknown_idf * FULL_MATCH
-                plan.counted.append((weight, None))
+                self._count(plan, weight, None, self._unknown_idf)
         for pair, term in zip(pairs, ids[len(stems) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
@@ -278,8 +277,7 @@ class SearchIndex:
                 self._complete(plan, word, weight)
             return True  # its parts carry the query when it cannot be found
         if trusted:
-            plan.reference += weight * self._unknown_idf * FULL_MATCH
-            plan.counted.append((weight, None))
+            self._count(plan, weight, None, self._unknown_idf)
             return True
         corrected = vocabulary.correct(word)
         if corrected is not None:
@@ -305,9 +303,16 @@ class SearchIndex:
 
     def _add(self, plan: Plan, term: Term, counted: float) -> None:
         plan.terms.append(term)
-        plan.reference += counted * self._term_idf.item(term.term) * FULL_MATCH
         if counted:
-            plan.counted.append((counted, term.text))
+            self._count(plan, counted, term.text, self._term_idf.item(term.term))
+
+    @staticmethod
+    def _count(plan: Plan, weight: float, text: str | None, term_idf: float) -> None:
+        """A query word in the reference (what a page covering the query once scores), and
+        what it was made of (for `pooled`): its weight, and the stem it counts by (None for
+        a word the index lacks)."""
+        plan.reference += weight * term_idf * FULL_MATCH
+        plan.counted.append((weight, text))
 
     # -- searching -----------------------------------------------------------------------------
 

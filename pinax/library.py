@@ -271,7 +271,8 @@ class Library:
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
         if len(selected) > 1:
             plans = pooled(plans, [docs.index for docs in selected])
-        vector = query_vector(query) if embedding_weight > 0 else None
+        reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
+        vector = query_vector(query) if reranked else None  # none to compute without vectors
         runs = []
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None

@@ -83,7 +83,7 @@ def read(path: Path) -> Iterator[PageText]:
     that is not a regular one, not gzip, not UTF-8 JSON lines of the shape above, or past a
     limit; OSError as the system gives it."""
     source = str(path)
-    with _open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as lines:
+    with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as lines:
         total = 0
         number = 0
         while True:
@@ -128,7 +128,7 @@ def write(path: Path, pages: Iterable[PageText]) -> None:
         raise
 
 
-def _open_regular(path: Path) -> BinaryIO:
+def open_regular(path: Path) -> BinaryIO:
     """The file opened without blocking and checked to be a regular file within the limit
     (a FIFO would wait for a writer forever, a device never ends)."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))

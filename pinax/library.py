@@ -9,7 +9,7 @@ the background, so a server can answer `initialize` before every index exists.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -17,10 +17,12 @@ from typing import Any, NamedTuple
 import numpy as np
 from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
 
+from pinax import content as content_io
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError, NotFound
 from pinax.manifest import Manifest, Page
 from pinax.search import (
+    ContentHit,
     Docs,
     Plan,
     Ranked,
@@ -33,13 +35,19 @@ from pinax.search import (
     open_docs,
     pooled,
     preload_model,
+    query_terms,
     query_vector,
 )
 
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
 # The blend of word and meaning scores, chosen on the DEV sets (bench/eval_semantic.py).
 LEXICAL_WEIGHT, EMBEDDING_WEIGHT = 0.8, 0.2
+# The share of a score that what the pages say gives, where a manifest has content
+# (bench/eval_content.py); titles, headings and meaning give the rest.
+CONTENT_WEIGHT = 0.6
 RERANK_POOL = 30  # lexical candidates each manifest re-scores by meaning
+CONTENT_POOL = 30  # pages each manifest's content ranking offers the fusion
+NAME_WORDS, QUESTION_WORDS = 2, 7  # query words (stop words aside): see _content_share
 
 
 def _blended(
@@ -97,14 +105,67 @@ class _Candidate(NamedTuple):
     doc: int
     detail: dict[str, Any] | None
     meant: int  # the heading closest in meaning (where meaning re-ranked), else -1
+    passage: int = -1  # the section of the page's text that matched (content), else -1
 
     def merge_key(self) -> tuple[float, int, int]:
         return -self.score, self.rank, self.order
 
 
+def _content_share(query: str, weight: float) -> tuple[float, float]:
+    """(titles', content's) weights for a query: a few words name a page (its title or a
+    heading), a question describes what a page says, so content counts in full from
+    `QUESTION_WORDS` words and falls to nothing at `NAME_WORDS`."""
+    size = len(query_terms(query))
+    share = weight * min(1.0, max(0.0, (size - NAME_WORDS) / (QUESTION_WORDS - NAME_WORDS)))
+    return 1.0 - share, share
+
+
+def _fused(
+    found: list[_Candidate],
+    passages: list[ContentHit],
+    docs: Docs,
+    order: int,
+    weights: tuple[float, float],
+    keep: int,
+    explain: bool,
+) -> list[_Candidate]:
+    """One manifest's pages by titles and headings (`found`, scored on 0..1) fused with its
+    pages by what they say (`passages`): `(title_weight x found + content_weight x
+    content) / (title_weight + content_weight)`, a page missing from one side scoring 0
+    there (the weights add up to 1); the `keep` best first, ranked anew."""
+    title_weight, content_weight = weights
+    total = title_weight + content_weight
+    by_doc = {hit.doc: hit for hit in found}
+    said = {hit.doc: hit for hit in passages}
+    scored = []
+    for doc in dict.fromkeys([*by_doc, *said]):
+        hit, passage = by_doc.get(doc), said.get(doc)
+        lexical = hit.score if hit is not None else 0.0
+        content = passage.score if passage is not None else 0.0
+        score = round(max(lexical, (title_weight * lexical + content_weight * content) / total), 4)
+        scored.append((-score, hit.rank if hit is not None else keep, doc, lexical, content))
+    scored.sort()
+    fused = []
+    for rank, (negative, _, doc, lexical, content) in enumerate(scored[:keep]):
+        hit, passage = by_doc.get(doc), said.get(doc)
+        detail = hit.detail if hit is not None else None
+        if explain:
+            detail = {
+                **(detail or {"terms": []}),
+                "titles_and_headings": lexical,
+                "content": content,
+                "weights": {**(detail or {}).get("weights", {}), "content": content_weight},
+            }
+        meant = hit.meant if hit is not None else -1
+        section = passage.section if passage is not None and content > 0 else -1
+        fused.append(_Candidate(-negative, rank, order, docs, doc, detail, meant, section))
+    return fused
+
+
 def _places(shown: list[_Candidate], plans: list[Plan]) -> list[tuple[str | None, str | None]]:
     """The (heading, anchor) each shown hit names: the heading that answers what its title
-    does not, found for the shown hits only; else the heading closest in meaning."""
+    does not, found for the shown hits only; else the section whose text matched (none for
+    the text before the first heading); else the heading closest in meaning."""
     places: list[tuple[str | None, str | None]] = [(None, None)] * len(shown)
     by_library: dict[int, list[int]] = {}
     for at, hit in enumerate(shown):
@@ -113,10 +174,24 @@ def _places(shown: list[_Candidate], plans: list[Plan]) -> list[tuple[str | None
         docs = shown[ats[0]].docs
         headings = docs.index.best_headings([shown[at].doc for at in ats], plans[order])
         for at, heading in zip(ats, headings, strict=True):
-            heading = heading if heading >= 0 else shown[at].meant
+            hit = shown[at]
+            if hit.passage >= 0:
+                places[at] = _passage_place(hit)
+                continue
+            heading = heading if heading >= 0 else hit.meant
             if heading >= 0:
-                places[at] = docs.place(shown[at].doc, heading)
+                places[at] = docs.place(hit.doc, heading)
     return places
+
+
+def _passage_place(hit: _Candidate) -> tuple[str | None, str | None]:
+    """Where a section found by its text is: its outline heading, or (when the page's text
+    did not match its outline) its own heading without an anchor; none for the lead."""
+    assert hit.docs.content is not None
+    heading, own = hit.docs.content.heading(hit.passage)
+    if heading >= 0:
+        return hit.docs.place(hit.doc, heading)
+    return own, None
 
 
 def closest(word: str, choices: Iterable[str], cutoff: float = 60.0, limit: int = 1) -> list[str]:
@@ -170,6 +245,8 @@ class SearchHit(NamedTuple):
     heading: str | None = None  # the section that answers (see `Docs.place`)
     anchor: str | None = None
     confidence: str = "low"
+    snippet: str | None = None  # of the section whose text matched (content)
+    indexed_at: str | None = None  # when that text was read, where known
 
 
 @dataclass
@@ -199,14 +276,55 @@ class Library:
                     f"{entry.name!r} is also the name of the manifest in {other}",
                 )
             self._docs[entry.name] = entry
+        self._content_dir: Path | None = None  # where content indexes are kept
 
     @classmethod
-    def load(cls, paths: Iterable[str | Path], index_dir: Path | None = None) -> Library:
-        """Load manifest files; with `index_dir`, through the on-disk index kept there."""
+    def load(
+        cls,
+        paths: Iterable[str | Path],
+        index_dir: Path | None = None,
+        contents: Mapping[str, Path] | None = None,
+    ) -> Library:
+        """Load manifest files; with `index_dir`, through the on-disk index kept there.
+        Each manifest's content file (`contents[name]`, else the one its `content` field
+        names, else `<stem>.content.jsonl.gz` beside it, if there) is noted, to be indexed
+        by `load_contents` (or `warm`)."""
+        paths = [Path(p) for p in paths]
         if index_dir is None:
-            return cls([manifest_io.load(p) for p in paths])
-        cache = index_cache(Path(index_dir))
-        return cls(docs=[open_docs(Path(p), cache) for p in paths])
+            library = cls([manifest_io.load(p) for p in paths])
+        else:
+            cache = index_cache(Path(index_dir))
+            library = cls(docs=[open_docs(p, cache) for p in paths])
+        library._content_dir = None if index_dir is None else Path(index_dir) / "content"
+        contents = dict(contents or {})
+        for path, docs in zip(paths, library.all(), strict=True):
+            given = contents.pop(docs.name, None)
+            try:
+                found = given or content_io.companion(path, docs.declared_content)
+            except ManifestError as exc:
+                docs.content_note = f"served without content: {exc}"
+                continue
+            if given is not None or found.exists():
+                docs.content_path = found
+        if contents:
+            name = next(iter(contents))
+            hint = did_you_mean(name, library.names)
+            raise NotFound(f"--content names {name!r}, which is not a loaded manifest{hint}")
+        return library
+
+    def load_contents(self) -> None:
+        """Index every manifest's content file now (kept on disk beside the search indexes
+        when loaded with an index folder); a bad file costs its manifest the content only."""
+        for docs in self.all():
+            docs.load_content(self._content_dir)
+
+    @property
+    def content_pending(self) -> bool:
+        """Whether a content file is still to be indexed."""
+        return any(
+            d.content_path is not None and d.content is None and d.content_note is None
+            for d in self.all()
+        )
 
     def __len__(self) -> int:
         return len(self._docs)
@@ -243,6 +361,7 @@ class Library:
         preload_model()
         for docs in self.all():
             docs.warm(read_files)
+        self.load_contents()
 
     def search(
         self,
@@ -252,6 +371,7 @@ class Library:
         explain: bool = False,
         lexical_weight: float = LEXICAL_WEIGHT,
         embedding_weight: float = EMBEDDING_WEIGHT,
+        content_weight: float = CONTENT_WEIGHT,
     ) -> Found:
         """Best pages first across the selected manifests (ties: rank, then manifest order).
 
@@ -260,7 +380,9 @@ class Library:
         candidates are re-scored `(lexical_weight x lexical + embedding_weight x embedding) /
         (lexical_weight + embedding_weight)`, both parts on 0..1, so scores stay comparable
         and `confidence` and thresholds keep their meaning; when words find fewer pages than
-        asked, the titles closest in meaning fill the rest."""
+        asked, the titles closest in meaning fill the rest. With a `content_weight`, a
+        manifest with content fuses that score with its pages' best sections by what they
+        say (`_fused`), on 0..1 as well."""
         selected = self.select(name)
         known = (
             known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
@@ -274,15 +396,19 @@ class Library:
         reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
         vector = query_vector(query) if reranked else None  # none to compute without vectors
         runs = []
+        said: list[list[ContentHit] | None] = []
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None
-            pool = limit + 1 if vectors is None else max(limit + 1, RERANK_POOL)
+            reads = content_weight > 0 and docs.content is not None
+            pool = limit + 1 if vectors is None and not reads else max(limit + 1, RERANK_POOL)
             runs.append((vectors, docs.index.run(plan, pool, explain)))  # +1: the runner-up
+            said.append(docs.content.search(query, CONTENT_POOL) if reads else None)  # type: ignore[union-attr]
         # No word found anything anywhere: the titles closest in meaning stand in.
-        rescue = not any(ranked.docs for _, ranked in runs)
-        for order, (docs, plan, (vectors, ranked)) in enumerate(
-            zip(selected, plans, runs, strict=True)
+        rescue = not any(ranked.docs for _, ranked in runs) and not any(said)
+        for order, (docs, plan, (vectors, ranked), passages) in enumerate(
+            zip(selected, plans, runs, said, strict=True)
         ):
+            start = len(merged)
             if ranked.docs:
                 if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
                     strategy = plan.strategy
@@ -294,20 +420,37 @@ class Library:
                     merged.append(
                         _Candidate(ranked.scores[rank], rank, order, docs, doc, details[rank], -1)
                     )
-                continue
-            assert vector is not None
-            weights = (lexical_weight, embedding_weight)
-            found = (limit + 1, limit if rescue else 0)  # +1: the runner-up
-            best = _blended(ranked, vectors, vector, *found, weights, explain)
-            merged.extend(
-                _Candidate(score, rank, order, docs, doc, detail, meant)
-                for rank, (score, doc, detail, meant) in enumerate(best)
-            )
+            else:
+                assert vector is not None
+                weights = (lexical_weight, embedding_weight)
+                keep = RERANK_POOL if passages is not None else limit + 1  # +1: the runner-up
+                found = (keep, limit if rescue else 0)
+                best = _blended(ranked, vectors, vector, *found, weights, explain)
+                merged.extend(
+                    _Candidate(score, rank, order, docs, doc, detail, meant)
+                    for rank, (score, doc, detail, meant) in enumerate(best)
+                )
+            if passages is not None:
+                merged[start:] = _fused(
+                    merged[start:],
+                    passages,
+                    docs,
+                    order,
+                    _content_share(query, content_weight),
+                    limit + 1,  # +1: the runner-up
+                    explain,
+                )
         merged.sort(key=_Candidate.merge_key)
         shown = merged[:limit]
         hits = []
         for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):
             runner_up = merged[at + 1].score if at + 1 < len(merged) else 0.0
+            snippet = indexed_at = None
+            if hit.passage >= 0:
+                content = hit.docs.content
+                assert content is not None
+                snippet = content.snippet(hit.passage, query)
+                indexed_at = content.fetched_at(hit.passage)
             hits.append(
                 SearchHit(
                     hit.docs.name,
@@ -316,6 +459,8 @@ class Library:
                     hit.detail,
                     *place,
                     confidence(hit.score, hit.score - runner_up),
+                    snippet,
+                    indexed_at,
                 )
             )
         pages_searched = sum(len(d.pages) for d in selected)
@@ -354,7 +499,23 @@ class Library:
         return closest(url, sorted(candidates), cutoff=70.0, limit=limit)
 
     def describe(self) -> list[dict[str, Any]]:
-        return [
-            {"name": d.name, "title": d.title, "url": d.url, "pages": len(d.pages)}
-            for d in self.all()
-        ]
+        return [_described(d) for d in self.all()]
+
+
+def _described(docs: Docs) -> dict[str, Any]:
+    """A manifest as list_docs shows it; `content` says whether its text is searched."""
+    entry: dict[str, Any] = {
+        "name": docs.name,
+        "title": docs.title,
+        "url": docs.url,
+        "pages": len(docs.pages),
+    }
+    if docs.content is not None:
+        entry["content"] = {"state": "ready", "pages": docs.content.pages}
+        if docs.content_note:
+            entry["content"]["note"] = docs.content_note
+    elif docs.content_note is not None:
+        entry["content"] = {"state": "unavailable", "reason": docs.content_note}
+    elif docs.content_path is not None:
+        entry["content"] = {"state": "indexing"}
+    return entry

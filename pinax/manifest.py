@@ -85,6 +85,7 @@ class Manifest:
     description: str | None = None
     ttl: float | None = None
     source: str = field(default="<memory>", compare=False)
+    content: str | None = None  # the content file, relative to the manifest's folder
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -98,6 +99,8 @@ class Manifest:
             data["description"] = self.description
         if self.ttl is not None:
             data["ttl"] = self.ttl
+        if self.content is not None:
+            data["content"] = self.content
         return data
 
 
@@ -207,6 +210,13 @@ def from_dict(data: Any, source: str = "<memory>") -> Manifest:
     ttl = data.get("ttl")
     if ttl is not None and not (_is_number(ttl) and 0 <= ttl < math.inf):
         raise ManifestError(source, "ttl", f"expected a number of seconds >= 0, found {ttl!r}")
+    content = _optional_str(data, "content", source, "")
+    if content is not None and (
+        not content.strip() or content.startswith("/") or ".." in content.split("/")
+    ):
+        raise ManifestError(
+            source, "content", f"{content[:200]!r} must be a path inside its folder"
+        )
     pages_data = data.get("pages")
     if pages_data is None:
         raise ManifestError(source, "pages", "missing")
@@ -221,6 +231,7 @@ def from_dict(data: Any, source: str = "<memory>") -> Manifest:
         description=description,
         ttl=ttl,
         source=source,
+        content=content,
     )
 
 

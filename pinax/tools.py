@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.library import (
+    CONTENT_WEIGHT,
     EMBEDDING_WEIGHT,
     LEXICAL_WEIGHT,
     Docs,
@@ -36,6 +37,7 @@ from pinax.pages import (
     default_cache_dir,
     origin_of,
     site_origins,
+    visible_text,
     window,
 )
 
@@ -72,7 +74,11 @@ class Tools:
         self._make_reader = make_reader
         self.ttls = dict(ttls or {})
         # search_pages' default (lexical, embedding) weights: `pinax serve` sets its own.
-        self.weights: tuple[float, float] = (LEXICAL_WEIGHT, EMBEDDING_WEIGHT)
+        self.weights: tuple[float, float, float] = (
+            LEXICAL_WEIGHT,
+            EMBEDDING_WEIGHT,
+            CONTENT_WEIGHT,
+        )
         # Docs the operator asked for that could not be loaded ({"source", "reason"}): the
         # server runs with the rest, and list_docs says what is missing.
         self.unavailable = [dict(item) for item in unavailable]
@@ -95,6 +101,7 @@ class Tools:
         allow_private: Iterable[str] = (),
         read_pages: bool = True,
         unavailable: Sequence[Mapping[str, str]] = (),
+        contents: Mapping[str, Path] | None = None,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -103,10 +110,11 @@ class Tools:
         A page stays fresh for `ttls[name]` of its manifest, else the manifest's own `ttl`,
         else `ttl` (default one day). get_page connects only to public addresses, plus the
         networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
-        allowance. `unavailable` lists requested docs that could not be loaded.
+        allowance. `unavailable` lists requested docs that could not be loaded. `contents`
+        names content files for manifests by name (others use the one beside them).
         """
         folder = cache_dir or default_cache_dir()
-        library = Library.load(manifests, index_dir=folder / INDEX_FOLDER)
+        library = Library.load(manifests, index_dir=folder / INDEX_FOLDER, contents=contents)
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
@@ -151,6 +159,7 @@ class Tools:
         threshold: Any = None,
         lexical_weight: Any = None,
         embedding_weight: Any = None,
+        content_weight: Any = None,
     ) -> dict[str, Any]:
         started = time.perf_counter()
         text = _text(query, "query", MAX_QUERY_LENGTH)
@@ -158,7 +167,7 @@ class Tools:
         name = _docs_name(docs)
         detailed = _flag(explain, "explain")
         minimum = _fraction(threshold, "threshold")
-        weights = search_weights(lexical_weight, embedding_weight, self.weights)
+        weights = search_weights(lexical_weight, embedding_weight, content_weight, self.weights)
         found = self.library.search(text, count, name, detailed, *weights)
         results = []
         for hit in found.hits:
@@ -175,6 +184,10 @@ class Tools:
                 row["heading"] = hit.heading
             if hit.anchor is not None:
                 row["anchor"] = hit.anchor
+            if hit.snippet is not None:
+                row["snippet"] = visible_text(hit.snippet)  # as get_page would show it
+            if hit.indexed_at is not None:
+                row["indexed_at"] = hit.indexed_at
             if name is None:
                 row["docs"] = hit.docs
             if detailed:
@@ -369,14 +382,19 @@ def _flag(value: Any, name: str) -> bool:
 
 
 def search_weights(
-    lexical: Any, embedding: Any, defaults: tuple[float, float] = (LEXICAL_WEIGHT, EMBEDDING_WEIGHT)
-) -> tuple[float, float]:
-    """(lexical_weight, embedding_weight), each 0..1 (None: its default), not both 0."""
+    lexical: Any,
+    embedding: Any,
+    content: Any = None,
+    defaults: tuple[float, float, float] = (LEXICAL_WEIGHT, EMBEDDING_WEIGHT, CONTENT_WEIGHT),
+) -> tuple[float, float, float]:
+    """(lexical_weight, embedding_weight, content_weight), each 0..1 (None: its default);
+    lexical and embedding not both 0."""
     weights = (
         defaults[0] if lexical is None else _fraction(lexical, "lexical_weight"),
         defaults[1] if embedding is None else _fraction(embedding, "embedding_weight"),
+        defaults[2] if content is None else _fraction(content, "content_weight"),
     )
-    if not any(weights):
+    if not any(weights[:2]):
         raise InvalidArgs(
             "lexical_weight and embedding_weight are both 0: at least one must be above 0 "
             "(0 turns one side off)"

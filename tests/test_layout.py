@@ -24,7 +24,7 @@ MAY_IMPORT = {
     "files": set(),
     "manifest": {"errors", "files"},
     "content": {"errors", "files"},
-    "search": {"manifest", "content", "errors"},
+    "search": {"manifest", "content", "pages", "files", "errors"},
     "pages": {"pinax", "errors", "lazy", "files"},
     "library": {"search", "manifest", "content", "errors"},
     "tools": {"library", "search", "pages", "manifest", "errors"},

@@ -97,18 +97,53 @@ EmbeddingWeightOption = Annotated[
 ]
 
 
-def weights_or_fail(lexical: float | None, embedding: float | None) -> tuple[float, float]:
+ContentWeightOption = Annotated[
+    float | None,
+    typer.Option(
+        "--content-weight",
+        metavar="W",
+        help="The share of a score that what the pages say gives, where a manifest has "
+        "content, 0..1 (0: titles and headings only) [default: 0.6].",
+        show_default=False,
+    ),
+]
+ContentOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--content",
+        metavar="NAME=PATH",
+        help="The content file (page text by section, .content.jsonl.gz) of manifest NAME, "
+        "for a manifest you may not edit; else the one beside it is used. Repeatable.",
+    ),
+]
+
+
+def weights_or_fail(
+    lexical: float | None, embedding: float | None, content: float | None = None
+) -> tuple[float, float, float]:
     """The search weights the options give (defaults for those not given), or exit 2."""
     from pinax.tools import search_weights
 
     try:
-        return search_weights(lexical, embedding)
+        return search_weights(lexical, embedding, content)
     except PinaxError as exc:
-        fail(
-            exc.message.replace("lexical_weight", "--lexical-weight").replace(
-                "embedding_weight", "--embedding-weight"
-            )
-        )
+        message = exc.message
+        for name in ("lexical", "embedding", "content"):
+            message = message.replace(f"{name}_weight", f"--{name}-weight")
+        fail(message)
+
+
+def parse_contents(values: list[str] | None) -> dict[str, Path]:
+    """`--content NAME=PATH` values by manifest name, or exit 2."""
+    found: dict[str, Path] = {}
+    for value in values or []:
+        name, sep, path = value.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            fail(f"--content {value!r}: expected NAME=PATH (a manifest name and a file)")
+        if name.strip() in found:
+            fail(f"--content names {name.strip()!r} twice")
+        found[name.strip()] = Path(path.strip())
+    return found
 
 
 # What a terminal acts on instead of showing: C0 controls but tab and newline (ESC starts
@@ -211,6 +246,7 @@ def open_tools(
     allow_private: list[str] | None = None,
     read_pages: bool = True,
     site_url: str | None = None,
+    contents: dict[str, Path] | None = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
@@ -234,6 +270,7 @@ def open_tools(
         allow_private or (),
         read_pages,
         unavailable=sources.unavailable,
+        contents=contents,
     )
 
 
@@ -245,6 +282,7 @@ def load_tools(
     read_pages: bool = True,
     site_url: str | None = None,
     need_docs: bool = True,
+    contents: dict[str, Path] | None = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -252,7 +290,7 @@ def load_tools(
         fail("give at least one manifest (or docs site URL) with --docs")
     try:
         tools = open_tools(
-            [str(d) for d in docs], cache_dir, ttl, allow_private, read_pages, site_url
+            [str(d) for d in docs], cache_dir, ttl, allow_private, read_pages, site_url, contents
         )
     except PinaxError as exc:
         fail(exc.message)

@@ -11,6 +11,8 @@ import typer
 from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
+    ContentOption,
+    ContentWeightOption,
     DocsOption,
     EmbeddingWeightOption,
     JsonOption,
@@ -19,9 +21,11 @@ from pinax.cli.common import (
     SiteUrlOption,
     fail,
     load_tools,
+    parse_contents,
     safe,
     safe_json,
     setup_logging,
+    warn,
     weights_or_fail,
 )
 from pinax.errors import PinaxError
@@ -52,6 +56,8 @@ def search(
     ] = False,
     lexical_weight: LexicalWeightOption = None,
     embedding_weight: EmbeddingWeightOption = None,
+    content_weight: ContentWeightOption = None,
+    content: ContentOption = None,
     as_json: JsonOption = False,
     cache_dir: CacheDirOption = None,
     allow_private: AllowPrivateOption = None,
@@ -60,8 +66,13 @@ def search(
 ) -> None:
     """Search the manifests from the shell, as the search_pages tool does."""
     setup_logging(log_level)
-    tools = load_tools(docs, cache_dir, None, allow_private, read_pages=False, site_url=site_url)
-    weights = weights_or_fail(lexical_weight, embedding_weight)
+    weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)
+    contents = parse_contents(content)
+    tools = load_tools(docs, cache_dir, None, allow_private, False, site_url, contents=contents)
+    tools.library.load_contents()  # a bad content file is warned about, not fatal
+    for entry in tools.library.describe():
+        if entry.get("content", {}).get("state") == "unavailable":
+            warn(f"{entry['name']}: {entry['content']['reason']}")
     options = {
         "limit": limit,
         "docs": within,
@@ -69,6 +80,7 @@ def search(
         "threshold": threshold,
         "lexical_weight": weights[0],
         "embedding_weight": weights[1],
+        "content_weight": weights[2],
     }
     if query is None:
         if sys.stdin.isatty():
@@ -110,11 +122,12 @@ def print_table(answer: dict[str, Any], within: str | None = None) -> None:
     for row in results:
         library = row.get("docs") or within
         where = f"[{library}] " if library else ""
-        typer.echo(safe(f"{row['score']:.2f}  {where}{row['title']}"))
-        typer.echo(safe(f"      {row['url']}"))
-        if row.get("heading"):
-            anchor = f"  (#{row['anchor']})" if row.get("anchor") else ""
-            typer.echo(safe(f"      > {row['heading']}{anchor}"))
+        heading = f" > {row['heading']}" if row.get("heading") else ""
+        typer.echo(safe(f"{row['score']:.2f}  {where}{row['title']}{heading}"))
+        anchor = f"#{row['anchor']}" if row.get("anchor") and "#" not in row["url"] else ""
+        typer.echo(safe(f"      {row['url']}{anchor}"))
+        if row.get("snippet"):
+            typer.echo(safe(f"      {row['snippet']}"))
         if row.get("explain"):
             typer.echo(safe(f"      {explain_line(row['explain'])}"))
 
@@ -131,11 +144,16 @@ def explain_line(explain: dict[str, Any]) -> str:
     boosts = explain.get("boosts", {})
     if boosts.get("exact_title", 1) > 1:
         parts.append(f"exact title x{boosts['exact_title']:g}")
-    words = "; ".join(parts) or "no term matched"
-    if "embedding" not in explain:
-        return words
-    weights = explain["weights"]
-    return (
-        f"{words} | words {explain['lexical']:g} x{weights['lexical']:g}, "
-        f"meaning {explain['embedding']:g} x{weights['embedding']:g}"
-    )
+    line = "; ".join(parts) or "no term matched"
+    weights = explain.get("weights", {})
+    if "embedding" in explain:
+        line += (
+            f" | words {explain['lexical']:g} x{weights['lexical']:g}, "
+            f"meaning {explain['embedding']:g} x{weights['embedding']:g}"
+        )
+    if "content" in explain:
+        line += (
+            f" | titles and headings {explain['titles_and_headings']:g}, "
+            f"text {explain['content']:g} x{weights['content']:g}"
+        )
+    return line

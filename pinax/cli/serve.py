@@ -10,6 +10,8 @@ import typer
 from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
+    ContentOption,
+    ContentWeightOption,
     DocsOption,
     EmbeddingWeightOption,
     LexicalWeightOption,
@@ -19,6 +21,7 @@ from pinax.cli.common import (
     fail,
     load_tools,
     open_tools,
+    parse_contents,
     plural,
     setup_logging,
     warn,
@@ -35,6 +38,8 @@ def serve(
     site_url: SiteUrlOption = None,
     lexical_weight: LexicalWeightOption = None,
     embedding_weight: EmbeddingWeightOption = None,
+    content_weight: ContentWeightOption = None,
+    content: ContentOption = None,
     http: Annotated[
         bool, typer.Option("--http", help="Serve streamable HTTP at /mcp instead of stdio.")
     ] = False,
@@ -83,7 +88,8 @@ def serve(
     setup_logging(log_level)
     from pinax.server import HttpSettings
 
-    weights = weights_or_fail(lexical_weight, embedding_weight)  # search_pages' defaults
+    weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)  # the defaults
+    contents = parse_contents(content)
     settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
     if http and (problem := settings.problem()):
         fail(problem)
@@ -94,7 +100,10 @@ def serve(
             watched = [Path(arg) for arg in docs]
             tools: Any = LiveTools(
                 lambda: weighted(
-                    open_tools(docs, cache_dir, ttl, allow_private, site_url=site_url), weights
+                    open_tools(
+                        docs, cache_dir, ttl, allow_private, site_url=site_url, contents=contents
+                    ),
+                    weights,
                 ),
                 watched,
                 watch_interval,
@@ -102,7 +111,15 @@ def serve(
         except PinaxError as exc:
             fail(exc.message)
     else:
-        tools = load_tools(docs, cache_dir, ttl, allow_private, site_url=site_url, need_docs=False)
+        tools = load_tools(
+            docs,
+            cache_dir,
+            ttl,
+            allow_private,
+            site_url=site_url,
+            need_docs=False,
+            contents=contents,
+        )
         weighted(tools, weights)
     from pinax.server import create_server
 
@@ -120,8 +137,8 @@ def serve(
     serve_http(server, settings, log_level)
 
 
-def weighted(tools: Any, weights: tuple[float, float]) -> Any:
-    """The tools, with `weights` as search_pages' default (lexical, embedding)."""
+def weighted(tools: Any, weights: tuple[float, float, float]) -> Any:
+    """The tools, with `weights` as search_pages' default (lexical, embedding, content)."""
     tools.weights = weights
     return tools
 

@@ -10,6 +10,7 @@ the HTML parser on first use, so a process that never reads a page never imports
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
+- text: `visible_text` (Markdown as a reader sees it, for snippets), `strip_invisible`.
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
@@ -33,6 +34,7 @@ from pinax.pages.policy import (
     origin_of,
     site_origins,
 )
+from pinax.pages.text import strip_invisible, visible_text
 
 if TYPE_CHECKING:
     from pinax.pages.extract import decode_html
@@ -75,5 +77,7 @@ __all__ = [
     "ip_literal",
     "origin_of",
     "site_origins",
+    "strip_invisible",
+    "visible_text",
     "window",
 ]

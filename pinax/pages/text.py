@@ -44,3 +44,20 @@ def _unless_emoji_joiner(match: re.Match[str]) -> str:
         0 < at < len(text) - 1 and _EMOJI.match(text[at - 1]) and _EMOJI.match(text[at + 1])
     )
     return "\u200d" if joins_emoji else ""
+
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
+_TAG = re.compile(r"</?[A-Za-z][^<>]{0,2000}>")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def visible_text(markdown: str) -> str:
+    """What a reader of rendered Markdown sees of it, as plain text for a search snippet:
+    comments, hidden elements (by get_page's rules) and every tag dropped, invisible and
+    control characters removed. Lines are kept."""
+    from pinax.pages.hidden import drop_hidden_markup  # the tag scanner; light, no parser
+
+    text = _COMMENT.sub("", markdown) if "<!--" in markdown else markdown
+    if "<" in text:
+        text = _TAG.sub("", drop_hidden_markup(text, lambda _: False)[0])
+    return _CONTROL.sub("", strip_invisible(text))

@@ -9,10 +9,13 @@ behind them:
 - `known_words`, `corrected_query`, `chunks`: the query's words as the index reads them.
 - `pooled`: one query's plans over several indexes, weighted as one (comparable scores).
 - `confidence`: a hit's label ("high", "medium", "low") from its score and its lead.
+- `ContentIndex` (a `Docs`' `content`, loaded by `Docs.load_content`): what pages say, by
+  section, ranked apart; `ContentHit` its result.
 - `query_vector`, `Vectors` (an index's `vectors`): meaning beside words, a static embedding
   of titles and headings (see `pinax.search.semantic`); `preload_model` loads it early.
 """
 
+from pinax.search.content import ContentHit, ContentIndex, query_terms
 from pinax.search.docs import Docs, index_cache, open_docs
 from pinax.search.index import (
     Plan,
@@ -29,6 +32,8 @@ from pinax.search.store import IndexCache
 from pinax.search.tokens import chunks
 
 __all__ = [
+    "ContentHit",
+    "ContentIndex",
     "Docs",
     "IndexCache",
     "Plan",
@@ -43,5 +48,6 @@ __all__ = [
     "open_docs",
     "pooled",
     "preload_model",
+    "query_terms",
     "query_vector",
 ]

@@ -159,6 +159,7 @@ class ManifestColumns:
     ttl: float | None
     source: str
     pages: PageColumns
+    content: str | None = None
 
     @classmethod
     def of(cls, manifest: Manifest) -> ManifestColumns:
@@ -170,6 +171,7 @@ class ManifestColumns:
             manifest.ttl,
             manifest.source,
             PageColumns.of(manifest.pages),
+            manifest.content,
         )
 
 
@@ -200,7 +202,14 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
     if columns is None or len(set(columns.url)) != len(columns):
         columns = PageColumns.of(manifest_io.from_dict(data, source).pages)
     return ManifestColumns(
-        header.name, header.url, header.title, header.description, header.ttl, source, columns
+        header.name,
+        header.url,
+        header.title,
+        header.description,
+        header.ttl,
+        source,
+        columns,
+        header.content,
     )
 
 
@@ -263,7 +272,14 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
         return None
     header = manifest_io.from_dict(data, source)
     return ManifestColumns(
-        header.name, header.url, header.title, header.description, header.ttl, source, columns
+        header.name,
+        header.url,
+        header.title,
+        header.description,
+        header.ttl,
+        source,
+        columns,
+        header.content,
     )
 
 

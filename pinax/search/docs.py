@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import logging
 import threading
 import time
@@ -20,11 +21,17 @@ from typing import Any
 
 import numpy as np
 
+from pinax import content as content_io
 from pinax import manifest as manifest_io
+from pinax.errors import ManifestError
+from pinax.files import SpecialFile
 from pinax.manifest import Manifest, Page
 from pinax.search import columns as columns_io
 from pinax.search import semantic
 from pinax.search.columns import ManifestColumns, PageColumns
+from pinax.search.content import FORMAT as CONTENT_FORMAT
+from pinax.search.content import ContentIndex
+from pinax.search.content import build as build_content
 from pinax.search.heap import kept_for_reuse
 from pinax.search.index import SearchIndex
 from pinax.search.indexing import FORMAT, build, page_path, page_paths, section_text
@@ -36,6 +43,7 @@ from pinax.search.store import (
     content_hash,
     load,
     prefetch,
+    save,
     signature,
 )
 
@@ -67,6 +75,7 @@ class Docs:
         self.description: str | None = header.get("description")
         self.ttl: float | None = header.get("ttl")  # seconds a fetched page stays fresh
         self.source: str = header["source"]
+        self.declared_content: str | None = header.get("content")
         self.base_path: str = header["base_path"]
         self.top_sections: list[tuple[str, int]] = [tuple(s) for s in header["top_sections"]]
         self.site_roots: list[str] = header["site_roots"]
@@ -76,6 +85,11 @@ class Docs:
         self.index_file: Path | None = None  # the on-disk index the arrays are mapped from
         self._index: SearchIndex | None = None
         self._lock = threading.Lock()
+        # What the pages say (see `load_content`): the file, its index once loaded, and
+        # why it is not (a warning), for list_docs and doctor.
+        self.content_path: Path | None = None
+        self.content: ContentIndex | None = None
+        self.content_note: str | None = None
 
     @classmethod
     def from_manifest(cls, manifest: Manifest) -> Docs:
@@ -109,6 +123,7 @@ class Docs:
             "description": manifest.description,
             "ttl": manifest.ttl,
             "source": manifest.source,
+            "content": manifest.content,
             **site,
         }
 
@@ -123,6 +138,7 @@ class Docs:
             description=self.description,
             ttl=self.ttl,
             source=self.source,
+            content=self.declared_content,
         )
 
     @property
@@ -168,6 +184,42 @@ class Docs:
         self.index.vocabulary.prepare()
         if read_files and self.index_file is not None:
             prefetch(self.index_file)
+
+    def load_content(self, folder: Path | None = None) -> None:
+        """Load the index of `content_path`: mapped from `folder` (where it is kept by the
+        content file's hash and this manifest's index) if there and sound, else built and
+        saved there. A bad file costs a warning (`content_note`), never the docs; a reload
+        whose file is bad keeps no half-read content."""
+        path = self.content_path
+        if path is None or self.content is not None:
+            return
+        try:
+            target = None
+            if folder is not None and self.index_file is not None:
+                target = folder / f"{_file_hash(path, self.index_file.name)}.pxc"
+                index = _mapped_content(target)
+                if index is not None:
+                    self.content = index
+                    return
+            started = time.perf_counter()
+            built = build_content(content_io.read(path), self.pages)
+            index = ContentIndex(built.arrays)
+            if built.skipped_pages or built.unmatched_sections:
+                self.content_note = (
+                    f"{path}: {built.skipped_pages} pages not in the manifest skipped, "
+                    f"{built.unmatched_sections} sections not matching the outline"
+                )
+                log.warning("%s", self.content_note)
+            if target is not None:
+                try:
+                    save(target, built.arrays, {"content_format": CONTENT_FORMAT})
+                except OSError as exc:
+                    log.warning("cannot save the content index of %s (%s)", path, exc)
+            log.info("indexed the content of %s in %.1f s", path, time.perf_counter() - started)
+            self.content = index
+        except (ManifestError, OSError, SpecialFile, ValueError) as exc:
+            self.content_note = f"served without content: {exc}"
+            log.warning("%s: %s", self.name, self.content_note)
 
     @property
     def folders(self) -> Sequence[str]:
@@ -288,3 +340,27 @@ def _save(manifest: ManifestColumns, target: Path) -> None:
     except BaseException:
         writer.abort()
         raise
+
+
+def _file_hash(path: Path, salt: str) -> str:
+    """A content file's key: its bytes (streamed) with the manifest index it is joined to."""
+    digest = hashlib.sha256(f"{CONTENT_FORMAT}:{salt}\0".encode())
+    with content_io.open_regular(path) as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()[:32]
+
+
+def _mapped_content(target: Path) -> ContentIndex | None:
+    """The content index kept at `target`, or None if absent or unsound (the cache folder
+    is untrusted: a damaged file is rebuilt, never used)."""
+    if not target.exists():
+        return None
+    try:
+        arrays, meta = load(target)
+        if meta.get("content_format") != CONTENT_FORMAT:
+            raise StoreError("another content format")
+        return ContentIndex(arrays)
+    except (StoreError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        log.warning("content index %s is unusable (%s); rebuilding it", target, exc)
+        return None

@@ -148,6 +148,16 @@ LIST_DOCS = ToolSpec(
                 title=_string("Its title"),
                 url=_string("The site's base URL"),
                 pages=_integer("How many pages it lists", minimum=0),
+                content=_object(
+                    "Whether what its pages say is searched too (present where it has a "
+                    "content file): state ready, indexing (searched without it until ready) "
+                    "or unavailable (reason says why)",
+                    ("state",),
+                    state={"type": "string", "enum": ["ready", "indexing", "unavailable"]},
+                    pages=_integer("Pages with text", minimum=0),
+                    reason=_string("Why the content is not searched"),
+                    note=_string("What of the content file was left out"),
+                ),
             ),
         ),
         unavailable=_list(
@@ -265,6 +275,19 @@ SEARCH_PAGES = ToolSpec(
                 "examples": [0.2],
             },
         ),
+        Arg(
+            "content_weight",
+            {
+                "type": "number",
+                "description": "The share of the score that what the pages say gives, 0 to 1 "
+                "(default 0.6; 0: titles and headings only), where the docs have content "
+                "indexed (list_docs says). The score is (1 - content_weight) x the title and "
+                "heading score + content_weight x the best section's text score",
+                "minimum": 0,
+                "maximum": 1,
+                "examples": [0.6],
+            },
+        ),
     ),
     output=_object(
         "Matching pages, best first",
@@ -289,6 +312,13 @@ SEARCH_PAGES = ToolSpec(
                     "text repeats on the page): pass it, or the anchor, as get_page's section"
                 ),
                 anchor=_string("That heading's id on the page, where known"),
+                snippet=_string(
+                    "Where the page's text matched: at most 240 characters of that section "
+                    "around the matched words, plain text"
+                ),
+                indexed_at=_string(
+                    "When the matched text was read (get_page gives the page as it is now)"
+                ),
                 confidence={
                     "type": "string",
                     "enum": ["high", "medium", "low"],
@@ -298,7 +328,8 @@ SEARCH_PAGES = ToolSpec(
                 docs=DOCS_OF_ROW,
                 explain=_object(
                     "With explain: the matched terms (per field), boosts and reference "
-                    "score; with meaning on, the lexical and embedding parts and their weights"
+                    "score; with meaning on, the lexical and embedding parts and their weights; "
+                    "with content, the titles_and_headings and content parts"
                 ),
             ),
         ),

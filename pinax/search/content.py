@@ -1,0 +1,391 @@
+"""What pages say: a BM25 index over their sections, ranked apart from titles and headings.
+
+Page text in the same bag of words as the title made ranking worse on the DEV questions (long
+pages gather matches and the title stops counting), so sections are documents of their own:
+a section is found by its page title, its heading and its text, and a page scores as its best
+section. The library fuses that ranking with the title/heading one (see `pinax.library`).
+
+Each section keeps its `PRUNE` strongest terms (by BM25 weight, IDF included), so the index
+stays a fraction of the text; postings are stored by term in descending weight, so a common
+query word reads only its `POSTINGS_READ` strongest sections (long questions are mostly
+common words: how they are read decides the speed). Each page's plain text is kept
+compressed for snippets. Everything is numpy arrays, saved and memory-mapped like the main
+index (see `pinax.search.store`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import threading
+import zlib
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from pinax.content import PageText
+from pinax.pages import visible_text
+from pinax.search.indexing import idf, ragged
+from pinax.search.pagetable import PageTable, Strings
+from pinax.search.tokens import STOP_WORDS, chunks, split_chunks, stem, stemmer, words
+
+K1 = 1.2
+B = 0.75
+PRUNE = 1 << 30  # terms kept per section: all (pruning cost recall on the DEV questions)
+POSTINGS_READ = 20_000  # a term's strongest sections read per query
+SECTIONS_RANKED = 400  # best sections turned into pages
+BATCH = 20_000  # sections analysed at a time while building
+SNIPPET = 240  # characters
+FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
+FORMAT = 1
+
+_MARKUP = re.compile(
+    r"!\[[^\]\n]{0,500}\]\([^)\s]{0,2000}\)"  # an image
+    r"|\]\([^)\s]{0,2000}\)"  # a link's target (its text stays)
+    r"|^ {0,3}(?:```|~~~)[^\n]*$"  # a code fence line
+    r"|^ {0,3}#{1,6} |[*_`|\[\]]+|^ {0,3}[>-] ",
+    re.M,
+)
+_SPACES = re.compile(r"\s+")
+
+
+class ContentHit(NamedTuple):
+    doc: int  # the page in its manifest
+    score: float  # 0..1
+    section: int  # the section that scored it
+
+
+@dataclass
+class Built:
+    """What a build found besides the index: pages not in the manifest, sections that did not
+    match the outline."""
+
+    arrays: dict[str, np.ndarray]
+    skipped_pages: int = 0
+    unmatched_sections: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def plain(markdown: str) -> str:
+    """A section's text as a reader sees it, one line: hidden text and markup gone."""
+    return _SPACES.sub(" ", _MARKUP.sub(" ", visible_text(markdown))).strip()
+
+
+def build(pages: Iterable[PageText], table: PageTable) -> Built:
+    """The arrays of the content index of a manifest's pages (`table`): sections joined to
+    their page by URL and to its outline by position (a page whose sections differ from its
+    outline keeps its own headings, without anchors)."""
+    builder = _Builder(table)
+    for page in pages:
+        builder.add(page)
+    return builder.finish()
+
+
+class _Builder:
+    def __init__(self, table: PageTable) -> None:
+        self.table = table
+        self.result = Built({})
+        self.seen: set[int] = set()
+        self.stems: dict[str, int] = {}  # stem -> term
+        self.word_term: dict[str, int] = {}
+        self.stem_all = stemmer()
+        self.texts: list[str] = []  # the batch being gathered: what each section is found by
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # section, term, tf
+        self.lengths: list[np.ndarray] = []
+        self.section_page: list[int] = []
+        self.section_heading: list[int] = []  # the outline heading (global number), -1 none
+        self.headings: list[str] = []
+        self.offsets: list[int] = []  # where each section starts in its page's text
+        self.blobs: list[bytes] = []
+        self.page_doc: list[int] = []
+        self.page_first: list[int] = []
+        self.fetched: list[str] = []
+
+    def add(self, page: PageText) -> None:
+        doc = self.table.find(page.url)
+        if doc < 0:
+            doc = self.table.find(page.url.rstrip("/") + "/") if page.url[-1:] != "/" else -1
+        if doc < 0 or doc in self.seen:
+            self.result.skipped_pages += 1
+            return
+        self.seen.add(doc)
+        outline = self.table.outline(doc)
+        start = self.table.outline_start.item(doc)
+        sections = page.sections
+        matched = len(sections) == len(outline) + 1 and all(
+            s.level == h.level and s.heading == h.title
+            for s, h in zip(sections[1:], outline, strict=True)
+        )
+        if sections and not matched:
+            self.result.unmatched_sections += len(sections) - 1
+        title = self.table.title(doc)
+        self.page_doc.append(doc)
+        self.page_first.append(len(self.section_page))
+        self.fetched.append(page.fetched_at or "")
+        text_parts: list[str] = []
+        at = 0
+        for i, section in enumerate(sections):
+            heading = title if i == 0 else section.heading
+            shown = plain(section.text)
+            self.section_page.append(doc)
+            self.section_heading.append(start + i - 1 if matched and i else -1)
+            self.headings.append("" if i == 0 else heading)
+            self.offsets.append(at)
+            text_parts.append(shown)
+            at += len(shown.encode()) + 1
+            found_by = f"{title}\n{heading}\n{shown}" if i else f"{title}\n{shown}"
+            self.texts.append(found_by)
+        self.blobs.append(zlib.compress("\n".join(text_parts).encode(), 6))
+        if len(self.texts) >= BATCH:
+            self._analyse()
+
+    def _analyse(self) -> None:
+        """Term frequencies of the gathered sections, a batch at a time."""
+        texts, self.texts = self.texts, []
+        if not texts:
+            return
+        first = len(self.section_page) - len(texts)
+        lists = list(map(chunks, texts))
+        per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        every = list(itertools.chain.from_iterable(lists))
+        del lists
+        distinct = dict.fromkeys(every)
+        for number, chunk in enumerate(distinct):
+            distinct[chunk] = number
+        which = np.fromiter(map(distinct.__getitem__, every), dtype=np.int64, count=len(every))
+        del every
+        found, half, count = split_chunks(list(distinct))
+        new = [w for w in dict.fromkeys(found) if w not in self.word_term]
+        for word, stemmed in zip(new, self.stem_all(new), strict=True):
+            self.word_term[word] = self.stems.setdefault(stemmed, len(self.stems))
+        term = np.fromiter(map(self.word_term.__getitem__, found), dtype=np.int64, count=len(found))
+        weight = np.where(half, 0.5, 1.0)
+        weight[np.fromiter(map(STOP_WORDS.__contains__, found), dtype=bool, count=len(found))] = 0
+        chunk_start = np.cumsum(count) - count
+        at = ragged(chunk_start[which], count[which])
+        owner = np.repeat(np.repeat(np.arange(len(texts), dtype=np.int64), per_text), count[which])
+        tokens = weight[at] > 0
+        owner, term_of, weight_of = owner[tokens], term[at][tokens], weight[at][tokens]
+        keys, inverse = np.unique((owner << 32) | term_of, return_inverse=True)
+        tf = np.bincount(inverse, weights=weight_of).astype(np.float32)
+        self.parts.append(((keys >> 32).astype(np.int32) + first, (keys & 0xFFFFFFFF), tf))
+        self.lengths.append(np.bincount(owner, weights=weight_of, minlength=len(texts)))
+
+    def finish(self) -> Built:
+        self._analyse()
+        size = len(self.section_page)
+        arrays = self.result.arrays
+        if self.parts:
+            section, term, tf = (np.concatenate(p) for p in zip(*self.parts, strict=True))
+        else:
+            section = np.zeros(0, np.int32)
+            term = np.zeros(0, np.int64)
+            tf = np.zeros(0, np.float32)
+        self.parts = []
+        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0)
+        # Terms numbered in sorted order of their text, so a query finds one by bisection.
+        texts = sorted(self.stems)
+        rank = np.empty(len(texts), dtype=np.int64)
+        rank[np.fromiter(map(self.stems.__getitem__, texts), dtype=np.int64, count=len(texts))] = (
+            np.arange(len(texts))
+        )
+        term = rank[term] if len(term) else term
+        df = np.bincount(term, minlength=len(texts))
+        term_idf = idf(df, max(size, 1)).astype(np.float32)
+        average = float(lengths.mean()) if size else 1.0
+        norm = K1 * (1 - B + B * lengths / max(average, 1e-9))
+        impact = term_idf[term] * tf * (K1 + 1) / (tf + norm[section])
+        if len(section):  # each section's strongest terms
+            order = np.lexsort((-impact, section))
+            starts = np.searchsorted(section[order], np.arange(size))
+            place = np.arange(len(order)) - np.repeat(
+                starts, np.diff(np.append(starts, len(order)))
+            )
+            kept = order[place < PRUNE]
+            section, term, impact = section[kept], term[kept], impact[kept]
+        order = np.lexsort((-impact, term))
+        post_start = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(term, minlength=len(texts)), out=post_start[1:])
+        arrays.update(Strings.arrays(texts, "content_terms"))
+        arrays.update(Strings.arrays(self.headings, "content_heading"))
+        arrays.update(
+            {
+                "content_idf": term_idf,
+                "content_post_start": post_start,
+                "content_post_section": section[order].astype(np.int32),
+                "content_post_impact": impact[order].astype(np.float16),
+                "content_section_page": np.array(self.section_page, dtype=np.int32),
+                "content_section_heading": np.array(self.section_heading, dtype=np.int32),
+                "content_section_offset": np.array(self.offsets, dtype=np.uint32),
+                "content_page_doc": np.array(self.page_doc, dtype=np.int32),
+                "content_page_first": np.array([*self.page_first, size], dtype=np.int64),
+                "content_page_fetched": _strings_array(self.fetched),
+            }
+        )
+        blob_start = np.zeros(len(self.blobs) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in self.blobs], out=blob_start[1:])
+        arrays["content_blob_start"] = blob_start
+        arrays["content_blob"] = np.frombuffer(b"".join(self.blobs), dtype=np.uint8)
+        self.blobs = []
+        return self.result
+
+
+def _strings_array(values: list[str]) -> np.ndarray:
+    return np.array(values, dtype="S32") if values else np.zeros(0, dtype="S32")
+
+
+class ContentIndex:
+    """Sections found by BM25 over their page title, heading and text; pages by their best."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]) -> None:
+        self.terms = Strings(arrays["content_terms_data"], arrays["content_terms_offsets"])
+        self.headings = Strings(arrays["content_heading_data"], arrays["content_heading_offsets"])
+        self._idf = arrays["content_idf"]
+        self._post_start = arrays["content_post_start"]
+        self._post_section = arrays["content_post_section"]
+        self._post_impact = arrays["content_post_impact"]
+        self._section_page = arrays["content_section_page"]
+        self._section_heading = arrays["content_section_heading"]
+        self._section_offset = arrays["content_section_offset"]
+        self._page_doc = arrays["content_page_doc"]
+        self._page_first = arrays["content_page_first"]
+        self._fetched = arrays["content_page_fetched"]
+        self._blob_start = arrays["content_blob_start"]
+        self._blob = arrays["content_blob"]
+        self.sections = len(self._section_page)
+        self.pages = len(self._page_doc)
+        if len(self.terms) != len(self._idf) or len(self._post_start) != len(self._idf) + 1:
+            raise ValueError("content arrays of different lengths")
+        self._local = threading.local()
+        self._content_page: dict[int, int] | None = None
+
+    def search(self, query: str, limit: int) -> list[ContentHit]:
+        """The best `limit` pages by their best section, best first."""
+        weights = query_terms(query)
+        if not weights or not self.sections:
+            return []
+        found = [(self._term(text), weight) for text, weight in weights.items()]
+        reference = sum(
+            weight * (float(self._idf[term]) if term >= 0 else float(idf(0.0, self.sections)))
+            for term, weight in found
+        )
+        scores = self._scratch()
+        touched = []
+        for term, weight in found:
+            if term < 0:
+                continue
+            start = int(self._post_start[term])
+            end = min(int(self._post_start[term + 1]), start + POSTINGS_READ)
+            sections = self._post_section[start:end]
+            scores[sections] += self._post_impact[start:end] * np.float32(weight)
+            touched.append(sections)
+        if not touched:
+            return []
+        sections = np.unique(np.concatenate(touched))
+        raw = scores[sections]
+        scores[sections] = 0.0
+        if len(sections) > SECTIONS_RANKED:
+            best = np.argpartition(-raw, SECTIONS_RANKED)[:SECTIONS_RANKED]
+            sections, raw = sections[best], raw[best]
+        order = np.lexsort((sections, -raw))
+        sections, raw = sections[order], raw[order]
+        pages = self._section_page[sections]
+        _, first = np.unique(pages, return_index=True)
+        first.sort()
+        first = first[:limit]
+        scale = FULL_MATCH / max(reference, 1e-9)
+        return [
+            ContentHit(
+                int(pages[i]), round(1.0 - math.exp(-float(raw[i]) * scale), 4), int(sections[i])
+            )
+            for i in first
+        ]
+
+    def _term(self, text: str) -> int:
+        at = bisect_left(self.terms, text)
+        return at if at < len(self.terms) and self.terms[at] == text else -1
+
+    def _scratch(self) -> np.ndarray:
+        scores = getattr(self._local, "scores", None)
+        if scores is None:
+            scores = self._local.scores = np.zeros(self.sections, dtype=np.float32)
+        return scores
+
+    def heading(self, section: int) -> tuple[int, str | None]:
+        """A section's outline heading (its global number, -1 for none) and, when the page's
+        sections did not match its outline, its own heading text (None for the lead)."""
+        number = int(self._section_heading[section])
+        text = self.headings[section]
+        return number, (text or None) if number < 0 else None
+
+    def is_lead(self, section: int) -> bool:
+        page = self._page_of_section(section)
+        return int(self._page_first[page]) == section
+
+    def fetched_at(self, section: int) -> str | None:
+        value = self._fetched[self._page_of_section(section)]
+        return value.decode() or None
+
+    def text(self, section: int) -> str:
+        """A section's plain text."""
+        page = self._page_of_section(section)
+        blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
+        whole = zlib.decompress(blob)
+        start = int(self._section_offset[section])
+        last = int(self._page_first[page + 1]) - 1
+        end = int(self._section_offset[section + 1]) - 1 if section < last else len(whole)
+        return whole[start:end].decode(errors="replace")
+
+    def snippet(self, section: int, query: str) -> str:
+        return snippet(self.text(section), query)
+
+    def _page_of_section(self, section: int) -> int:
+        return int(np.searchsorted(self._page_first, section, side="right")) - 1
+
+
+def query_terms(query: str) -> dict[str, float]:
+    """The stems a question looks up, with their weights (stop words left out while other
+    words remain)."""
+    weights: dict[str, float] = {}
+    tokens = words(query)
+    content = [t for t in tokens if t[0] not in STOP_WORDS] or tokens
+    for word, weight in content:
+        term = stem(word)
+        weights[term] = max(weight, weights.get(term, 0.0))
+    return weights
+
+
+def snippet(text: str, query: str, width: int = SNIPPET) -> str:
+    """At most `width` characters of `text` around the most query words in one window."""
+    if len(text) <= width:
+        return text
+    wanted = set(query_terms(query))
+    hits: list[tuple[int, str]] = []
+    for match in re.finditer(r"[^\W_]+", text[:200_000]):
+        term = stem(match.group().lower())
+        if term in wanted:
+            hits.append((match.start(), term))
+    start = 0
+    if hits:
+        best = -1
+        for i, (at, _) in enumerate(hits):
+            inside = {t for p, t in hits[i:] if p < at + width - 40}
+            if len(inside) > best:
+                best, start = len(inside), max(0, at - 40)
+    room = width - 2
+    cut = text[start : start + room]
+    if start > 0:
+        space = cut.find(" ")
+        cut = "…" + (cut[space + 1 :] if 0 <= space < 30 else cut)
+    if start + room < len(text):
+        space = cut.rfind(" ")
+        cut = (cut[:space] if space > room - 30 else cut) + "…"
+    return cut[:width]
+
+
+def section_of(hits: Sequence[ContentHit], doc: int) -> int:
+    return next((h.section for h in hits if h.doc == doc), -1)

@@ -83,7 +83,11 @@ def read(path: Path) -> Iterator[PageText]:
     that is not a regular one, not gzip, not UTF-8 JSON lines of the shape above, or past a
     limit; OSError as the system gives it."""
     source = str(path)
-    with open_regular(path) as raw, gzip.GzipFile(fileobj=raw, mode="rb") as lines:
+    try:
+        raw = open_regular(path)
+    except SpecialFile as exc:
+        raise ManifestError(source, "", str(exc)) from None
+    with raw, gzip.GzipFile(fileobj=raw, mode="rb") as lines:
         total = 0
         number = 0
         while True:

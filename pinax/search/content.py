@@ -47,7 +47,8 @@ _MARKUP = re.compile(
     r"!\[[^\]\n]{0,500}\]\([^)\s]{0,2000}\)"  # an image
     r"|\]\([^)\s]{0,2000}\)"  # a link's target (its text stays)
     r"|^ {0,3}(?:```|~~~)[^\n]*$"  # a code fence line
-    r"|^ {0,3}#{1,6} |[*_`|\[\]]+|^ {0,3}[>-] ",
+    r"|^ {0,3}#{1,6} |[*_`|\[\]]+|^ {0,3}[>-] "
+    r"|:[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:",  # an icon's short code (MkDocs: :octicons-x-24:)
     re.M,
 )
 _SPACES = re.compile(r"\s+")

@@ -138,6 +138,8 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
 
     announcer = Announcer()
 
+    pending = current().library.content_pending  # page text to index after start-up
+
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         if warm:
@@ -146,6 +148,8 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
         async with anyio.create_task_group() as tasks:
             if live is not None:
                 tasks.start_soon(live.watch, announcer.resources_changed)
+            if warm and pending:
+                tasks.start_soon(_announce_content, current, announcer)
             yield {}
             tasks.cancel_scope.cancel()
 
@@ -160,9 +164,17 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
         tools=[_tool(spec, current) for spec in SPECS],
         middleware=[announcer.track],
     )
-    _advertise_list_changed(mcp, resources=live is not None)
+    _advertise_list_changed(mcp, resources=live is not None or pending)
     add_resources(mcp, current)
     return mcp
+
+
+async def _announce_content(current: Callable[[], Tools], announcer: Announcer) -> None:
+    """Once the pages' text is searched too, say so: list_docs (a resource) has changed.
+    Until then search_pages answers from titles and headings."""
+    while current().library.content_pending:
+        await anyio.sleep(0.2)
+    await announcer.resources_changed()
 
 
 def _tool(spec: ToolSpec, current: Callable[[], Tools]) -> Tool:

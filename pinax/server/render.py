@@ -100,11 +100,13 @@ def render_search_pages(data: Row) -> str:
     head = f"{plural(len(results), 'result')} for {data['query']!r}{corrected}"
     lines = []
     for n, row in enumerate(results, 1):
-        extra = _row_extras(row, ("url", "title", "section", "score", "docs"))
+        extra = _row_extras(row, ("url", "title", "section", "score", "docs", "snippet"))
         lines.append(
             f"{n}. {row['title']}{_tag(row)}: {row['url']} "
             f"(section {row['section']}; score {row['score']:.2f}{extra})"
         )
+        if row.get("snippet"):
+            lines.append(f"   {row['snippet']}")
     if not results:
         lines.append("Try other words, or browse with list_sections.")
     known = ("query", "results", "did_you_mean")

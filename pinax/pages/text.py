@@ -48,6 +48,9 @@ def _unless_emoji_joiner(match: re.Match[str]) -> str:
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,2000}>")
+# What hiding needs: an attribute (hidden, aria-hidden, style), a style sheet, or an element
+# that never shows (script, template, noscript, head, title).
+_MAY_HIDE = ("hidden", "style", "<script", "<template", "<noscript", "<head", "<title")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -59,5 +62,8 @@ def visible_text(markdown: str) -> str:
 
     text = _COMMENT.sub("", markdown) if "<!--" in markdown else markdown
     if "<" in text:
-        text = _TAG.sub("", drop_hidden_markup(text, lambda _: False)[0])
+        lower = text.lower()
+        if any(word in lower for word in _MAY_HIDE):  # else no element can hide: tags only
+            text = drop_hidden_markup(text, lambda _: False)[0]
+        text = _TAG.sub("", text)
     return _CONTROL.sub("", strip_invisible(text))

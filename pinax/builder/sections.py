@@ -1,0 +1,134 @@
+"""A page's text cut into sections at its outline's headings, for `pinax build --content`.
+
+Why here and not in the reader: the build records an outline and the text must follow it
+by position (`sections[1:]` are the outline's headings), so the text is cut exactly where
+the outline's headings stand in the Markdown the outline was read from. `sections[0]` is
+the lead: the text before the first outline heading, headed by the page title (filled in
+once the build has settled the titles). A heading the outline leaves out (a second H1, one
+past the outline's limit) stays in its section's text as a plain line; the page title's own
+H1 line goes. The text is Markdown as get_page returns it (hidden text already dropped by
+its extraction), with trailing blanks and runs of blank lines squeezed; a page's text is
+capped at `MAX_PAGE_TEXT` bytes, the sections past the cap kept with empty text so the
+positions still match the outline. One pass over the text: linear in its length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+
+from pinax.content import Section
+from pinax.manifest import Heading
+
+MAX_PAGE_TEXT = 64 * 1024  # UTF-8 bytes of one page's text; the docs pages measured average 14 KB
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """One heading line of the Markdown: where it stands and what it becomes."""
+
+    start: int
+    end: int  # the end of the heading's line (its newline not included)
+    heading: Heading | None  # the outline entry it starts; None: left out of the outline
+    title: bool = False  # the page title's H1: the lead's heading, its line dropped
+
+
+@dataclass(frozen=True, slots=True)
+class Sections:
+    """A page's sections (the lead's heading still empty) and whether the cap cut them."""
+
+    sections: tuple[Section, ...]
+    capped: bool = False
+
+    def titled(self, title: str) -> tuple[Section, ...]:
+        if not self.sections:
+            return ()
+        return (replace(self.sections[0], heading=title), *self.sections[1:])
+
+
+def split(markdown: str, cuts: list[Cut]) -> Sections:
+    """The sections of `markdown` cut at `cuts` (in order, not overlapping)."""
+    found: list[Section] = []
+    level, heading, anchor = 1, "", None
+    parts: list[str] = []
+    position = 0
+    for cut in cuts:
+        if cut.start < position:
+            continue  # not in order: never produced, but never a reason to repeat text
+        parts.append(markdown[position : cut.start])
+        position = min(len(markdown), cut.end + 1)
+        if cut.heading is None:
+            if not cut.title:
+                parts.append(plain_heading(markdown[cut.start : cut.end]) + "\n")
+            continue
+        found.append(Section(level, heading, tidy("".join(parts)), anchor))
+        parts = []
+        level, heading, anchor = cut.heading.level, cut.heading.title, cut.heading.anchor
+    parts.append(markdown[position:])
+    found.append(Section(level, heading, tidy("".join(parts)), anchor))
+    return capped(found)
+
+
+def capped(found: list[Section], limit: int = MAX_PAGE_TEXT) -> Sections:
+    """The sections with at most `limit` bytes of text in all, cut at a line's end where
+    one is near; the sections past the cap keep their headings with empty text."""
+    room = limit
+    out: list[Section] = []
+    cut = False
+    for section in found:
+        size = len(section.text.encode("utf-8"))
+        if size <= room:
+            out.append(section)
+            room -= size
+            continue
+        cut = True
+        head = section.text.encode("utf-8")[:room].decode("utf-8", errors="ignore")
+        line_end = head.rfind("\n")
+        if line_end > len(head) // 2:
+            head = head[:line_end]
+        out.append(replace(section, text=head.rstrip()))
+        room = 0
+    return Sections(tuple(out), cut)
+
+
+def tidy(text: str) -> str:
+    """Trailing blanks off every line, runs of blank lines squeezed to one, no blank lines
+    at either end (indentation kept: it is a list's nesting or a code block's)."""
+    lines: list[str] = []
+    blank = False
+    for line in text.split("\n"):
+        line = line.rstrip()
+        if not line:
+            blank = bool(lines)
+            continue
+        if blank:
+            lines.append("")
+            blank = False
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def plain_heading(line: str) -> str:
+    """An ATX heading line's text, without its marks (`## Title ##` -> `Title`)."""
+    text = line.strip().lstrip("#").strip()
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):
+        text = closed.rstrip()
+    return text
+
+
+def fetched_at(last_modified: str | None, lastmod: str | None) -> str | None:
+    """When the text was current: the answer's Last-Modified (as ISO 8601, UTC), else the
+    sitemap's lastmod as given; None when neither is known (never the build's clock: a
+    rebuild of an unchanged site writes the same bytes)."""
+    if last_modified:
+        try:
+            when = parsedate_to_datetime(last_modified[:64])
+        except (TypeError, ValueError, IndexError, OverflowError):
+            when = None
+        if when is not None and when.tzinfo is not None:
+            return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if lastmod and len(lastmod) <= 64:
+        return lastmod
+    return None

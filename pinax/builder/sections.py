@@ -8,8 +8,9 @@ once the build has settled the titles). A heading the outline leaves out (a seco
 past the outline's limit) stays in its section's text as a plain line; the page title's own
 H1 line goes. The text is Markdown as get_page returns it (hidden text already dropped by
 its extraction), with trailing blanks and runs of blank lines squeezed; a page's text is
-capped at `MAX_PAGE_TEXT` bytes, the sections past the cap kept with empty text so the
-positions still match the outline. One pass over the text: linear in its length.
+capped at `MAX_PAGE_TEXT` bytes, shared so that every section keeps its beginning (see
+`capped`), and no section is ever dropped, so the positions still match the outline. One
+pass over the text (and a sort of the section sizes when capped).
 """
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ from email.utils import parsedate_to_datetime
 from pinax.content import Section
 from pinax.manifest import Heading
 
-MAX_PAGE_TEXT = 64 * 1024  # UTF-8 bytes of one page's text; the docs pages measured average 14 KB
+# UTF-8 bytes of one page's text. A docs page has 10 to 30 KB; the cap is for the few with
+# hundreds (a changelog, a whole library's reference): on the fixture pages of
+# bench/bench_content_build.py, 64 KB loses too much of such pages (Sphinx's word F1 .935),
+# 128 KB costs 5.3 KB gzipped a page on average.
+MAX_PAGE_TEXT = 88 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,25 +76,41 @@ def split(markdown: str, cuts: list[Cut]) -> Sections:
 
 
 def capped(found: list[Section], limit: int = MAX_PAGE_TEXT) -> Sections:
-    """The sections with at most `limit` bytes of text in all, cut at a line's end where
-    one is near; the sections past the cap keep their headings with empty text."""
-    room = limit
-    out: list[Section] = []
-    cut = False
-    for section in found:
-        size = len(section.text.encode("utf-8"))
-        if size <= room:
-            out.append(section)
-            room -= size
-            continue
-        cut = True
-        head = section.text.encode("utf-8")[:room].decode("utf-8", errors="ignore")
-        line_end = head.rfind("\n")
-        if line_end > len(head) // 2:
-            head = head[:line_end]
-        out.append(replace(section, text=head.rstrip()))
-        room = 0
-    return Sections(tuple(out), cut)
+    """The sections with at most `limit` bytes of text in all: when a page has more, every
+    section keeps its beginning (the small ones whole, the big ones cut to one same size,
+    at a line's or word's end), so each section can still be found by what it opens with."""
+    sizes = [len(section.text.encode("utf-8")) for section in found]
+    if sum(sizes) <= limit:
+        return Sections(tuple(found))
+    share = _share(sizes, limit)
+    out = [
+        replace(section, text=_head(section.text, share)) if size > share else section
+        for section, size in zip(found, sizes, strict=True)
+    ]
+    return Sections(tuple(out), True)
+
+
+def _share(sizes: list[int], limit: int) -> int:
+    """The most bytes a section may keep so that all of them fit in `limit`."""
+    room, left = limit, len(sizes)
+    for size in sorted(sizes):
+        fair = room // left
+        if size > fair:
+            return fair
+        room -= size
+        left -= 1
+    return max(sizes, default=0)
+
+
+def _head(text: str, size: int) -> str:
+    """The first `size` bytes of `text`, ended at a line's end (else a word's) when one is
+    in the second half."""
+    head = text.encode("utf-8")[:size].decode("utf-8", errors="ignore")
+    for stop in ("\n", " "):
+        end = head.rfind(stop)
+        if end > len(head) // 2:
+            return head[:end].rstrip()
+    return head.rstrip()
 
 
 def tidy(text: str) -> str:

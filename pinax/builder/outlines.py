@@ -215,7 +215,8 @@ async def read_pages(
             async with asyncio.TaskGroup() as group:
                 for _ in range(workers):
                     group.create_task(worker())
-    validators.save()
+    if not options.check:
+        validators.save()
     titles = {i: r.title for i, r in found.items() if r.title}
     suffix = (
         html.site_suffix(list(titles.values()), site_title) if options.titles == "fetch" else None

@@ -145,6 +145,7 @@ def build(
         outline=outline,
         previous=previous,
         content=content,
+        check=check,
         previous_texts=previous_texts(output) if content and output is not None else {},
         cache_dir=default_cache_dir() if outline else None,
     )

@@ -244,6 +244,22 @@ def test_llms_full_txt_gives_the_text_without_a_fetch_per_page(site: Site) -> No
     assert by_url[site.url("/b")].sections[0].text == "Beta text."
 
 
+def test_a_crawl_records_text_from_its_own_fetch(site: Site) -> None:
+    site.add("/", html("<h1>Home</h1><p>Welcome.</p><h2 id='s'>Start</h2><a href='/a'>a</a>"))
+    site.add("/a", html("<h1>A</h1><p>Page a.</p>"))
+    found: list[PageText] = []
+    asyncio.run(
+        build_manifest(site.url("/"), BuildOptions(content=True, delay=0), Reporter(), found)
+    )
+    assert [site.hits(p) for p in ("/", "/a")] == [1, 1]
+    by_path = {page.url.rsplit("/", 1)[1]: page.sections for page in found}
+    assert [(s.heading, s.text) for s in by_path[""]][1:] == [
+        ("Start", "[a](" + site.url("/a") + ")")
+    ]
+    assert by_path[""][0].text == "Welcome."
+    assert by_path["a"][0].text == "Page a."
+
+
 def test_sections_keep_unlisted_headings_as_text_and_drop_the_title_line() -> None:
     markdown = "# Title\n\nLead.\n\n## A {#a}\n\nIn a.\n\n# Second H1\n\nStill a.\n"
     title, cuts = outline_cuts(markdown)

@@ -83,6 +83,7 @@ def test_real_pages_text_follows_their_outline_and_matches_their_source(
     built = manifest_io.load(out)
     recorded = texts(out)
     assert [site.hits(p) for p in paths] == [1, 1, 1]  # one read gives outline and text
+    assert "text of 3 of 3 pages" in result.stderr
     by_name = {f.key: f for f in fixtures(shared_path("fixtures", "sites"))}
     for name, path in zip(FIXTURES, paths, strict=True):
         page = next(p for p in built.pages if p.url == site.url(path))
@@ -279,6 +280,19 @@ def test_the_cap_keeps_every_section_and_each_ones_beginning() -> None:
     assert kept.sections[0].text == "short lead"
     assert kept.sections[1].text.startswith("word word") and kept.sections[2].text
     assert not capped(found[:1]).capped
+
+
+def test_an_enormous_page_is_cut_to_the_cap_and_the_build_says_so(site: Site) -> None:
+    paragraphs = "".join(f"<p>{'long words here ' * 50}</p>" for _ in range(200))
+    site.add("/big", html(f"<h1>Big</h1>{paragraphs}<h2 id='end'>End</h2><p>Last.</p>"))
+    found: list[PageText] = []
+    reporter = Reporter()
+    options = BuildOptions(content=True, delay=0)
+    asyncio.run(build_manifest(sitemap(site, ["/big"]), options, reporter, found))
+    (page,) = found
+    assert sum(len(s.text.encode()) for s in page.sections) <= MAX_PAGE_TEXT
+    assert [s.text for s in page.sections][1:] == ["Last."]  # a small section stays whole
+    assert any("1 cut to the 88 KB cap" in note for note in reporter.notes)
 
 
 @pytest.mark.parametrize(

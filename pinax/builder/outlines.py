@@ -52,7 +52,7 @@ from .markdown_outline import outline_cuts
 from .model import BuildOptions
 from .net import SiteAccess
 from .report import Reporter
-from .sections import Cut, Sections, fetched_at, split
+from .sections import MAX_PAGE_TEXT, Cut, Sections, fetched_at, split
 
 PER_HOST = 4  # connections to one host at once, whatever --concurrency says
 RETRIES = 3  # a 429 or 503 is retried this many times
@@ -209,7 +209,8 @@ async def read_pages(
                 progress.advance()
 
     workers = max(1, min(options.concurrency, len(pages)))
-    label = "Reading pages (outlines" + (", titles)" if options.titles == "fetch" else ")")
+    label = "Reading pages (outlines" + (", text" if options.content else "")
+    label += ", titles)" if options.titles == "fetch" else ")"
     async with access.session():
         with reporter.progress(label, len(pages)) as progress:
             async with asyncio.TaskGroup() as group:
@@ -240,6 +241,10 @@ async def read_pages(
         f"outlines of {len(found)} of {len(pages)} pages ({detail}; {headings} headings; "
         f"{workers} at a time, at most {PER_HOST} per host)"
     )
+    if texts is not None:
+        capped = sum(1 for r in found.values() if r.text is not None and r.text.capped)
+        cap = f"; {capped} cut to the {MAX_PAGE_TEXT // 1024} KB cap" if capped else ""
+        reporter.note(f"text of {len(texts)} of {len(pages)} pages{cap}")
     if problems:
         detail = ", ".join(f"{n} {what}" for what, n in sorted(problems.items()))
         hint = f" (first failure: {first_failure[0]})" if first_failure else ""

@@ -64,7 +64,8 @@ def publish(
             reporter.warn(f"{target} does not exist yet")
         up_to_date = diff is not None and diff.empty and not texts_changed
         if up_to_date:
-            reporter.note(f"{path} is up to date ({count_pages(len(built.pages))})")
+            also = f" and {target.name} are" if texts is not None else " is"
+            reporter.note(f"{path}{also} up to date ({count_pages(len(built.pages))})")
         return Outcome(0 if up_to_date else CHANGED, False, diff)
     if diff is not None and diff.too_many_removed(max_removed):
         reporter.warn(
@@ -74,7 +75,8 @@ def publish(
     text = manifest_io.dump(built)
     same = diff is not None and diff.empty and _same_text(path, text)
     if same and not texts_changed:
-        reporter.note(f"{path} is unchanged ({count_pages(len(built.pages))})")
+        also = f" and {target.name} are" if texts is not None else " is"
+        reporter.note(f"{path}{also} unchanged ({count_pages(len(built.pages))})")
         return Outcome(0, False, diff)
     staged = companion.stage(target, texts) if texts is not None and texts_changed else None
     try:

@@ -295,6 +295,17 @@ def test_an_enormous_page_is_cut_to_the_cap_and_the_build_says_so(site: Site) ->
     assert any("1 cut to the 88 KB cap" in note for note in reporter.notes)
 
 
+def test_every_line_written_reads_back_whatever_the_title(site: Site, tmp_path: Path) -> None:
+    site.add("/p", html("<h1>P</h1><p>Words.</p><h2 id='a'>A</h2><p>More.</p>"))
+    out = tmp_path / "m.json"
+    write_manifest(out, site, [{"url": site.url("/p"), "title": "Long\ttitle " * 100}])
+    assert build(site, out, source=str(out)).exit_code == 0
+    (page,) = texts(out).values()  # the reader accepts it: the title is cut to a heading's size
+    assert len(page.sections[0].heading) <= 500 and page.sections[0].heading.startswith(
+        "Long title"
+    )
+
+
 @pytest.mark.parametrize(
     ("header", "lastmod", "expected"),
     [

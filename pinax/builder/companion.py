@@ -83,14 +83,19 @@ def stage(target: Path, texts: list[PageText]) -> Path:
     """The content file written whole under a temporary name beside `target`, for
     `put_in_place` to rename once the manifest is written."""
     folder = target.parent if str(target.parent) else Path(".")
+    staged: Path | None = None
     try:
         folder.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".staged", dir=folder)
         os.close(fd)
         staged = Path(name)
         content.write(staged, texts)
-    except OSError as exc:
-        raise InvalidArgs(f"cannot write {target}: {exc.strerror or exc}") from None
+    except BaseException as exc:
+        if staged is not None:
+            staged.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InvalidArgs(f"cannot write {target}: {exc.strerror or exc}") from None
+        raise
     return staged
 
 

@@ -52,7 +52,7 @@ from .markdown_outline import outline_cuts
 from .model import BuildOptions
 from .net import SiteAccess
 from .report import Reporter
-from .sections import MAX_PAGE_TEXT, Cut, Sections, fetched_at, split
+from .sections import MAX_PAGE_TEXT, MAX_URL, Cut, Sections, fetched_at, split
 
 PER_HOST = 4  # connections to one host at once, whatever --concurrency says
 RETRIES = 3  # a 429 or 503 is retried this many times
@@ -232,7 +232,7 @@ async def read_pages(
         if options.titles == "fetch" and read.title:
             title = html.strip_suffix(read.title, suffix)
         result.append(replace(page, title=title, outline=read.outline))
-        if texts is not None and read.text is not None:
+        if texts is not None and read.text is not None and len(page.url) <= MAX_URL:
             texts.append(PageText(page.url, read.text.titled(title), read.fetched_at))
     hows = Counter(r.how for r in found.values())
     headings = sum(len(r.outline) for r in found.values())

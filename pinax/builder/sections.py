@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 
-from pinax.content import Section
+from pinax.content import MAX_HEADING, Section
 from pinax.manifest import Heading
 
 # UTF-8 bytes of one page's text. A docs page has 10 to 30 KB; the cap is for the few with
@@ -27,6 +27,7 @@ from pinax.manifest import Heading
 # bench/bench_content_build.py, 64 KB loses too much of such pages (Sphinx's word F1 .935),
 # 128 KB costs 5.3 KB gzipped a page on average.
 MAX_PAGE_TEXT = 88 * 1024
+MAX_URL = 8192  # a longer page URL gets no text: a content file's reader refuses the line
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +48,12 @@ class Sections:
     capped: bool = False
 
     def titled(self, title: str) -> tuple[Section, ...]:
+        """The sections with the lead headed by the page title (cut to what a content
+        file's heading may hold: a manifest's titles have no such limit)."""
         if not self.sections:
             return ()
-        return (replace(self.sections[0], heading=title), *self.sections[1:])
+        heading = " ".join(title.split())[:MAX_HEADING].strip()
+        return (replace(self.sections[0], heading=heading), *self.sections[1:])
 
 
 def split(markdown: str, cuts: list[Cut]) -> Sections:

@@ -179,6 +179,25 @@ def test_a_rebuild_reuses_unchanged_text_and_check_reports_changed_text(
     assert texts(out)[site.url("/p")].sections[0].text == "New words."
 
 
+def test_text_of_another_build_than_the_outline_is_not_reused(site: Site, tmp_path: Path) -> None:
+    state = {"body": "<h1>P</h1><p>Old.</p>", "etag": '"v1"'}
+
+    def answer(request: Request) -> Reply:
+        if request.headers.get("if-none-match") == state["etag"]:
+            return Reply(304, b"", {"ETag": state["etag"]})
+        return html(state["body"], ETag=state["etag"])
+
+    site.add("/p", answer)
+    sitemap(site, ["/p"])
+    out = tmp_path / "p.json"
+    assert build(site, out).exit_code == 0
+    state.update(body="<h1>P</h1><p>New.</p><h2 id='n'>Next</h2><p>On.</p>", etag='"v2"')
+    arguments = ["build", site.url("/sitemap.xml"), "--outline", "--delay", "0", "-o", str(out)]
+    assert runner.invoke(app, arguments).exit_code == 0  # the outline moves on, the text not
+    assert build(site, out).exit_code == 0  # the site says 304, but the text is not this outline's
+    assert [s.text for s in texts(out)[site.url("/p")].sections] == ["New.", "On."]
+
+
 def test_an_existing_manifest_gets_its_content_file(site: Site, tmp_path: Path) -> None:
     site.add("/guide", html("<h1>Guide</h1><p>Intro.</p><h2 id='start'>Start</h2><p>Go.</p>"))
     out = tmp_path / "site.json"

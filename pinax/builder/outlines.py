@@ -262,6 +262,8 @@ async def _read(
 ) -> Read:
     known = before is not None and (before.outline or page.url in validators.known)
     earlier = options.previous_texts.get(page.url)
+    if earlier is not None and (before is None or not _follows(earlier, before.outline)):
+        earlier = None  # text of another build than the outline's (an --outline rebuild since)
     if options.content and earlier is None:
         known = False  # no text of the last build to reuse: the page is read whole
     if known and before is not None and page.lastmod and page.lastmod == before.lastmod:
@@ -296,6 +298,14 @@ async def _read(
     if extracted.js_shell:
         raise _Failed("rendered by JavaScript")
     return Read(title, outline_of(extracted.headings), "fetched", text, _when(response, page))
+
+
+def _follows(text: PageText, outline: tuple[Heading, ...]) -> bool:
+    """Whether a page's text is cut at these headings (and so was recorded with them)."""
+    return len(text.sections) == len(outline) + 1 and all(
+        (s.level, s.heading, s.anchor) == tuple(h)
+        for s, h in zip(text.sections[1:], outline, strict=True)
+    )
 
 
 def _unchanged(before: Page, earlier: PageText | None, how: str, content: bool) -> Read:

@@ -246,7 +246,10 @@ def test_llms_full_txt_gives_the_text_without_a_fetch_per_page(site: Site) -> No
         f"# Beta\nSource: {site.url('/b')}\n\nBeta text. <!-- hidden note -->\n"
     )
     site.add("/llms.txt", Reply(200, index.encode(), {"Content-Type": "text/plain"}))
-    site.add("/llms-full.txt", Reply(200, full.encode(), {"Content-Type": "text/plain"}))
+    modified = {"Last-Modified": "Mon, 02 Mar 2026 08:00:00 GMT"}
+    site.add(
+        "/llms-full.txt", Reply(200, full.encode(), {"Content-Type": "text/plain", **modified})
+    )
     found: list[PageText] = []
 
     asyncio.run(
@@ -262,6 +265,7 @@ def test_llms_full_txt_gives_the_text_without_a_fetch_per_page(site: Site) -> No
         (2, "Setup", "Set it up."),
     ]
     assert by_url[site.url("/b")].sections[0].text == "Beta text."
+    assert by_url[site.url("/b")].fetched_at == "2026-03-02T08:00:00Z"  # the file's date
 
 
 def test_a_crawl_records_text_from_its_own_fetch(site: Site) -> None:

@@ -23,7 +23,7 @@ from .model import BuildOptions, Found
 from .net import SiteAccess
 from .outlines import markdown_read
 from .report import Reporter
-from .sections import Sections
+from .sections import Sections, fetched_at
 from .urls import is_url
 
 
@@ -96,12 +96,13 @@ async def _full_text_outlines(
             continue
         outlines: dict[str, tuple[Heading, ...]] = {}
         texts: dict[str, Sections] = {}
+        when = fetched_at(response.headers.get("last-modified"), None)
         for url, text in full_text_pages(clean_markdown(decode_text(response.body))):
             page_url = by_url.get(_same_page(url))
             if page_url is not None and page_url not in outlines:
                 _, outlines[page_url], sections = markdown_read(text, content)
                 if sections is not None:
-                    texts[page_url] = sections
+                    texts[page_url] = replace(sections, fetched_at=when)
         what = "outlines and texts" if content else "outlines"
         reporter.note(f"{candidate}: the {what} of {len(outlines)} of {len(pages)} pages")
         return outlines, texts

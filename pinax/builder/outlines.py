@@ -180,9 +180,9 @@ async def read_pages(
         for i in todo:
             page = pages[i]
             if page.url in known:
-                found[i] = Read(
-                    None, known[page.url], "read with the source", known_texts.get(page.url)
-                )
+                text = known_texts.get(page.url)
+                when = text.fetched_at if text is not None else None
+                found[i] = Read(None, known[page.url], "read with the source", text, when)
                 progress.advance()
                 continue
             host = urlsplit(page.url).netloc

@@ -42,10 +42,12 @@ class Cut:
 
 @dataclass(frozen=True, slots=True)
 class Sections:
-    """A page's sections (the lead's heading still empty) and whether the cap cut them."""
+    """A page's sections (the lead's heading still empty), whether the cap cut them, and
+    when the text was current where the file that gave it says so (an llms-full.txt)."""
 
     sections: tuple[Section, ...]
     capped: bool = False
+    fetched_at: str | None = None
 
     def titled(self, title: str) -> tuple[Section, ...]:
         """The sections with the lead headed by the page title (cut to what a content

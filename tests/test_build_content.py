@@ -222,6 +222,17 @@ def test_an_existing_manifest_gets_its_content_file(site: Site, tmp_path: Path) 
     assert site.hits("/guide") == 1  # the outline it had is no reason to skip the text
 
 
+def test_a_broken_content_file_is_said_and_replaced(site: Site, tmp_path: Path) -> None:
+    site.add("/p", html("<h1>P</h1><p>Words.</p>"))
+    sitemap(site, ["/p"])
+    out = tmp_path / "m.json"
+    assert build(site, out).exit_code == 0
+    content.companion(out).write_bytes(b"\x1f\x8b not really gzip")
+    result = build(site, out)
+    assert result.exit_code == 0 and "does not read" in result.stderr
+    assert texts(out)[site.url("/p")].sections[0].text == "Words."
+
+
 def test_content_needs_a_manifest_file(site: Site) -> None:
     site.add("/p", html("<h1>P</h1>"))
     result = runner.invoke(app, ["build", sitemap(site, ["/p"]), "--content"])

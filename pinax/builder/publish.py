@@ -9,6 +9,7 @@ companion.py for the order of the two writes).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,9 +42,11 @@ def publish(
     max_removed: float,
     reporter: Reporter,
     texts: list[PageText] | None = None,
+    previous_texts: Mapping[str, PageText] | None = None,
 ) -> Outcome:
     """Compare with the manifest at `path` and write (or, `check`, only compare); `texts`
-    (`--content`) go to its content file, compared and written with it."""
+    (`--content`) go to its content file, compared with `previous_texts` (read from the
+    file when not given: the build may hold them already) and written with it."""
     previous = _previous(path, check, reporter)
     diff = compare(previous, built) if previous is not None else None
     if diff is not None and not diff.empty:
@@ -52,7 +55,9 @@ def publish(
     target = content.companion(path)
     text_diff = None
     if texts is not None:
-        text_diff = companion.compare(companion.previous_texts(path, reporter), texts)
+        if previous_texts is None:
+            previous_texts = companion.previous_texts(path, reporter)
+        text_diff = companion.compare(previous_texts, texts)
         if not text_diff.empty and target.exists():
             reporter.note(text_diff.report(target))
     texts_changed = text_diff is not None and (not text_diff.empty or not target.exists())

@@ -128,6 +128,7 @@ def build(
             previous = load(output).pages
         except PinaxError:
             previous = ()
+    reporter = ConsoleReporter(quiet=quiet)
     options = BuildOptions(
         name=name,
         title=title,
@@ -146,17 +147,18 @@ def build(
         previous=previous,
         content=content,
         check=check,
-        previous_texts=previous_texts(output) if content and output is not None else {},
+        previous_texts=previous_texts(output, reporter) if content and output else {},
         cache_dir=default_cache_dir() if outline else None,
     )
-    reporter = ConsoleReporter(quiet=quiet)
     texts: list | None = [] if content else None
     try:
         manifest = asyncio.run(build_manifest(source, options, reporter, texts))
         if output is None:
             sys.stdout.write(safe(dump(manifest)))
             return
-        outcome = publish_manifest(manifest, output, check, max_removed, reporter, texts)
+        outcome = publish_manifest(
+            manifest, output, check, max_removed, reporter, texts, options.previous_texts
+        )
     except PinaxError as exc:
         fail(exc.message)
     if outcome.exit_code:

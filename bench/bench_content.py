@@ -78,7 +78,7 @@ def synthesize(folder: Path, count: int, seed: int = 7) -> tuple[Path, int]:
         pages.append(Page(url, title, "/docs", outline=outline))
         sections = (
             Section(1, title, lead.text),
-            *(Section(2, h.title, s.text) for h, s in zip(outline, rest)),
+            *(Section(2, h.title, s.text) for h, s in zip(outline, rest, strict=True)),
         )
         texts.append(PageText(url, sections))
         size += sum(len(s.text.encode()) for s in sections)
@@ -124,9 +124,13 @@ for label, group in (("questions", asked), ("anchor", anchors)):
     whole, alone = [], []
     content = library.all()[0].content
     for query in group:
-        t = time.perf_counter(); library.search(query, 10); whole.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        library.search(query, 10)
+        whole.append(time.perf_counter() - t)
         if content is not None:
-            t = time.perf_counter(); content.search(query, 30); alone.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            content.search(query, 30)
+            alone.append(time.perf_counter() - t)
     timings[label] = (whole, alone)
 print(json.dumps({{"load": loaded, "anon": anon(), "timings": timings}}))
 """

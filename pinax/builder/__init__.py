@@ -3,8 +3,9 @@ polite crawl, turned into a deterministic manifest.
 
 This package's door. `build_manifest` makes a manifest from a source and `BuildOptions`,
 reporting to a `ConsoleReporter`; `publish_manifest` puts it in place (or checks it);
-`resolve_docs` lets `--docs` take a site URL or published file. Importing this package is
-cheap: the network and parsing modules load only when a build runs.
+`resolve_docs` lets `--docs` take a site URL or published file; `previous_texts` reads the
+content file of a manifest built earlier (`--content` reuses the text of unchanged pages).
+Importing this package is cheap: the network and parsing modules load only when a build runs.
 """
 
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from pinax.builder.docs import resolve_docs
 from pinax.lazy import lazy_names
 
 if TYPE_CHECKING:
+    from pinax.builder.companion import previous_texts
     from pinax.builder.console import ConsoleReporter
     from pinax.builder.core import build as build_manifest
     from pinax.builder.model import BuildOptions
@@ -25,6 +27,7 @@ __getattr__ = lazy_names(
         "BuildOptions": "model",
         "ConsoleReporter": "console",
         "publish_manifest": "publish:publish",
+        "previous_texts": "companion",
     },
 )
 
@@ -32,6 +35,7 @@ __all__ = [
     "BuildOptions",
     "ConsoleReporter",
     "build_manifest",
+    "previous_texts",
     "publish_manifest",
     "resolve_docs",
 ]

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from pinax import manifest as manifest_io
+from pinax.content import PageText
 from pinax.errors import InvalidArgs
 from pinax.manifest import NAME_PATTERN, Manifest
 from pinax.pages import AddressPolicy, Origin, origin_of
@@ -44,7 +45,13 @@ def kind_from_name(path: str) -> str | None:
     return None
 
 
-async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manifest:
+async def build(
+    source: str, options: BuildOptions, reporter: Reporter, texts: list[PageText] | None = None
+) -> Manifest:
+    """The manifest; with `--content` (which implies `--outline`) each page's text by
+    section is added to `texts`, in the manifest's page order."""
+    if options.content and not options.outline:
+        options = replace(options, outline=True)
     if is_url(source):
         found, base, access = await _from_url(source, options, reporter)
     else:
@@ -63,7 +70,16 @@ async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manif
         previous = {page.url: page for page in (*found.previous, *options.previous)}
         validators = Validators.for_site(options.cache_dir, display_site(base))
         pages, site_title = await read_pages(
-            pages, access, options, reporter, previous, validators, found.outlines, known
+            pages,
+            access,
+            options,
+            reporter,
+            previous,
+            validators,
+            found.outlines,
+            known,
+            texts,
+            found.texts,
         )
     elif options.titles == "fetch" and not found.titled:
         pages, site_title = await fetch_titles(pages, access, options, reporter, known)

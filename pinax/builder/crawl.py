@@ -23,6 +23,7 @@ from .model import BuildOptions, Found
 from .net import ROBOTS_AGENT, SiteAccess
 from .outlines import outline_of_response
 from .report import Reporter, count_pages
+from .sections import Sections
 from .urls import clean, in_prefix, readable_title
 
 _NOT_PAGES = re.compile(
@@ -52,6 +53,7 @@ async def crawl(
     seen = {start}
     titles: dict[str, str] = {}
     outlines: dict[str, tuple[Heading, ...]] = {}
+    texts: dict[str, Sections] = {}
     failures: list[PinaxError] = []
     start_failure: list[PinaxError] = []
     cut = False
@@ -78,9 +80,11 @@ async def crawl(
         tree = html.parse(response.body)
         titles[final] = html.title(tree) or ""
         if options.outline:  # read once: the crawl's fetch gives the outline too
-            outline = await outline_of_response(response)
-            if outline is not None:
-                outlines[final] = outline
+            read = await outline_of_response(response, options.content)
+            if read is not None:
+                outlines[final], text = read
+                if text is not None:
+                    texts[final] = text
         for link in html.links(tree, response.url):
             target = _page_url(link)
             if (
@@ -130,7 +134,7 @@ async def crawl(
         reporter.warn(
             f"{len(failures)} URLs failed during the crawl (first: {failures[0].message})"
         )
-    return Found("crawl", start, pages, title=suffix, outlines=outlines)
+    return Found("crawl", start, pages, title=suffix, outlines=outlines, texts=texts)
 
 
 async def _drain(

@@ -14,13 +14,16 @@ from urllib.parse import urljoin
 
 from pinax.errors import FetchFailed, InvalidArgs
 from pinax.manifest import Heading, Page
+from pinax.pages import clean_markdown
 
 from . import llmstxt
 from .content import decode_text, looks_like_html
-from .markdown_outline import full_text_pages, markdown_outline
+from .markdown_outline import full_text_pages
 from .model import BuildOptions, Found
 from .net import SiteAccess
+from .outlines import markdown_read
 from .report import Reporter
+from .sections import Sections, fetched_at
 from .urls import is_url
 
 
@@ -56,7 +59,9 @@ async def read(
     )
     found = Found("llms.txt", location, pages, title=doc.title, description=doc.summary)
     if options.outline:
-        found.outlines = await _full_text_outlines(location, doc, pages, access, reporter)
+        found.outlines, found.texts = await _full_text_outlines(
+            location, doc, pages, access, reporter, options.content
+        )
     return found
 
 
@@ -66,9 +71,11 @@ async def _full_text_outlines(
     pages: list[Page],
     access: SiteAccess,
     reporter: Reporter,
-) -> dict[str, tuple[Heading, ...]]:
-    """The outlines an llms-full.txt gives (linked from the llms.txt, else beside it), by
-    page URL: those pages need no fetch for `--outline`."""
+    content: bool = False,
+) -> tuple[dict[str, tuple[Heading, ...]], dict[str, Sections]]:
+    """The outlines (and with `content` the texts) an llms-full.txt gives (linked from the
+    llms.txt, else beside it), by page URL: those pages need no fetch for `--outline`. Its
+    text is read as get_page reads served Markdown (what a rendered page hides left out)."""
     candidates = [link.url for link in doc.links if llmstxt.is_full_text(link.url)]
     if is_url(location):
         candidates.append(urljoin(location, "llms-full.txt"))
@@ -88,13 +95,18 @@ async def _full_text_outlines(
         if response is None or looks_like_html(response.body):
             continue
         outlines: dict[str, tuple[Heading, ...]] = {}
-        for url, text in full_text_pages(decode_text(response.body)):
+        texts: dict[str, Sections] = {}
+        when = fetched_at(response.headers.get("last-modified"), None)
+        for url, text in full_text_pages(clean_markdown(decode_text(response.body))):
             page_url = by_url.get(_same_page(url))
             if page_url is not None and page_url not in outlines:
-                outlines[page_url] = markdown_outline(text)[1]
-        reporter.note(f"{candidate}: the outlines of {len(outlines)} of {len(pages)} pages")
-        return outlines
-    return {}
+                _, outlines[page_url], sections = markdown_read(text, content)
+                if sections is not None:
+                    texts[page_url] = replace(sections, fetched_at=when)
+        what = "outlines and texts" if content else "outlines"
+        reporter.note(f"{candidate}: the {what} of {len(outlines)} of {len(pages)} pages")
+        return outlines, texts
+    return {}, {}
 
 
 def _same_page(url: str) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 
 from pinax.manifest import Heading
 
+from .sections import Cut
+
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
 MAX_LINE = 2000  # a longer line is no heading worth an outline entry (titles stop at 500)
 _ANCHOR_TEXT = re.compile(r"[^\s#{}]{1,500}")
@@ -24,28 +26,45 @@ _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
     """The first H1's text (None without one) and the h2..h6 below it, in order."""
-    from .outlines import outline_of
+    title, cuts = outline_cuts(markdown)
+    return title, tuple(cut.heading for cut in cuts if cut.heading is not None)
+
+
+def outline_cuts(markdown: str) -> tuple[str | None, list[Cut]]:
+    """The first H1's text, and every heading line as a `Cut`: the title's, the outline's
+    entries, and the headings the outline leaves out (where `--content` cuts the text)."""
+    from .outlines import outline_entries
 
     title: str | None = None
     found: list[tuple[int, str, str | None]] = []
-    for _, line in _outside_code(markdown.split("\n")):
+    lines: list[tuple[int, int, bool]] = []  # (start, end, the title's?) of each heading line
+    for _, line, start in _outside_code(markdown.split("\n")):
         found_heading = _atx(line)
         if found_heading is None:
             continue
         level, text = found_heading
         text, anchor = _custom_id(text)
         text = " ".join(_ESCAPE.sub(r"\1", _MARKS.sub("", _LINK.sub(r"\1", text))).split())
-        if level == 1 and title is None:
+        is_title = level == 1 and title is None
+        if is_title:
             title = text or None
-        elif text:
-            found.append((level, text, anchor))
-    return title, outline_of(tuple(found))
+        found.append((0 if is_title else level, text, anchor))
+        lines.append((start, start + len(line), is_title))
+    entries = dict(outline_entries(tuple(found)))
+    cuts = [
+        Cut(start, end, entries.get(i), is_title) for i, (start, end, is_title) in enumerate(lines)
+    ]
+    return title, cuts
 
 
-def _outside_code(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(number, line) of the lines outside fenced code blocks, fences left out."""
+def _outside_code(lines: list[str]) -> Iterator[tuple[int, str, int]]:
+    """(number, line, offset of its start) of the lines outside fenced code blocks, fences
+    left out."""
     fence: str | None = None
+    offset = 0
     for i, line in enumerate(lines):
+        start = offset
+        offset += len(line) + 1
         opener = _FENCE.match(line)
         if fence is not None:
             if opener and opener.group(1).startswith(fence) and not line[opener.end() :].strip():
@@ -54,7 +73,7 @@ def _outside_code(lines: list[str]) -> Iterator[tuple[int, str]]:
         if opener:
             fence = opener.group(1)
             continue
-        yield i, line
+        yield i, line, start
 
 
 def _atx(line: str) -> tuple[int, str] | None:
@@ -96,19 +115,20 @@ def full_text_pages(text: str) -> Iterator[tuple[str, str]]:
 
     A page starts at an H1 (outside code) followed within `SOURCE_LOOKAHEAD` lines by a
     `Source: <url>` or `URL: <url>` line, as Mintlify and most llms-full.txt generators
-    write them; a file without such lines names no pages (none is guessed)."""
+    write them; a file without such lines names no pages (none is guessed). The `Source:`
+    line is the file's, not the page's: it is left out of the page's Markdown."""
     lines = text.split("\n")
-    starts: list[tuple[int, str]] = []
-    for i, line in _outside_code(lines):
+    starts: list[tuple[int, int, str]] = []
+    for i, line, _ in _outside_code(lines):
         if not line.startswith("# "):
             continue
-        for follow in lines[i + 1 : i + 1 + SOURCE_LOOKAHEAD]:
-            if follow.startswith("#"):
+        for j in range(i + 1, min(len(lines), i + 1 + SOURCE_LOOKAHEAD)):
+            if lines[j].startswith("#"):
                 break  # another heading: the line is not this one's
-            source = _SOURCE_LINE.match(follow.strip())
+            source = _SOURCE_LINE.match(lines[j].strip())
             if source:
-                starts.append((i, source.group(1)))
+                starts.append((i, j, source.group(1)))
                 break
-    ends = [start for start, _ in starts[1:]] + [len(lines)]
-    for (start, url), end in zip(starts, ends[: len(starts)], strict=True):
-        yield url, "\n".join(lines[start:end])
+    ends = [start for start, _, _ in starts[1:]] + [len(lines)]
+    for (start, source_line, url), end in zip(starts, ends[: len(starts)], strict=True):
+        yield url, "\n".join(lines[start:source_line] + lines[source_line + 1 : end])

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from pinax.content import PageText
 from pinax.manifest import Heading, Page
 from pinax.pages import Limits
+
+from .sections import Sections
 
 TitleMode = Literal["slug", "fetch"]
 
@@ -45,7 +49,12 @@ class BuildOptions:
     lastmod: bool = False  # keep sitemap <lastmod> (off: it changes on every site rebuild)
     outline: bool = False  # read each page for its headings (--outline)
     previous: tuple[Page, ...] = ()  # the last build's pages (-o file): outlines to reuse
+    content: bool = False  # record each page's text by section too (--content; implies outline)
+    previous_texts: Mapping[str, PageText] = field(default_factory=dict)  # the last build's
+    # text by page URL (its content file), reused with its outline for an unchanged page
     cache_dir: Path | None = None  # where a rebuild's validators (ETag, Last-Modified) live
+    check: bool = False  # --check: nothing is written, not even this download's validators
+    # (a later build would take the site's 304 for the new version it never recorded)
     limits: BuildLimits = field(default_factory=BuildLimits)
 
 
@@ -63,3 +72,5 @@ class Found:
     previous: tuple[Page, ...] = ()  # pages whose outlines a rebuild may reuse
     outlines: dict[str, tuple[Heading, ...]] = field(default_factory=dict)  # by page URL,
     # read with the source, so the pages need no fetch of their own (llms-full.txt, a crawl)
+    texts: dict[str, Sections] = field(default_factory=dict)  # by page URL, read with the
+    # source too (--content): a page in `outlines` but not here is read for its text

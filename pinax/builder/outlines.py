@@ -33,16 +33,26 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pinax.content import PageText
 from pinax.errors import FetchFailed, PinaxError
 from pinax.manifest import HEADING_LEVELS, MAX_HEADING_LENGTH, MAX_HEADINGS, Heading, Page
-from pinax.pages import Fetcher, Limits, Response, decode_html, extract_page
+from pinax.pages import (
+    Fetcher,
+    Limits,
+    Response,
+    clean_markdown,
+    decode_html,
+    extract_page,
+    heading_lines,
+)
 
 from . import html
 from .content import is_html
-from .markdown_outline import markdown_outline
+from .markdown_outline import outline_cuts
 from .model import BuildOptions
 from .net import SiteAccess
 from .report import Reporter
+from .sections import MAX_PAGE_TEXT, MAX_URL, Cut, Sections, fetched_at, split
 
 PER_HOST = 4  # connections to one host at once, whatever --concurrency says
 RETRIES = 3  # a 429 or 503 is retried this many times
@@ -56,11 +66,14 @@ log = logging.getLogger("pinax.builder")
 
 @dataclass(frozen=True)
 class Read:
-    """What one page gave: its title (None: keep the one we have) and outline."""
+    """What one page gave: its title (None: keep the one we have) and outline, and with
+    `--content` its text by section and when that text was current."""
 
     title: str | None
     outline: tuple[Heading, ...]
     how: str  # "fetched", "unchanged (304)", "unchanged (lastmod)"
+    text: Sections | None = None
+    fetched_at: str | None = None
 
 
 class _Failed(Exception):
@@ -140,14 +153,20 @@ async def read_pages(
     validators: Validators | None = None,
     known: Mapping[str, tuple[Heading, ...]] | None = None,
     site_title: str | None = None,
+    texts: list[PageText] | None = None,
+    known_texts: Mapping[str, Sections] | None = None,
 ) -> tuple[list[Page], str | None]:
     """The pages with their outlines (and, with `--titles fetch`, their titles), and the
     site name the titles share (`site_title`, when the site's name is already known, is cut
-    off wherever it ends one)."""
+    off wherever it ends one). With `--content`, each page read also adds its text to
+    `texts` (in page order; a page that failed has none)."""
     if not pages:
         return pages, None
     previous = previous or {}
     known = {} if options.titles == "fetch" else (known or {})  # titles need the page
+    known_texts = known_texts or {}
+    if options.content:  # a page known without its text is read for it
+        known = {url: outline for url, outline in known.items() if url in known_texts}
     validators = validators or Validators(None)
     access.delay = max(options.delay, await access.crawl_delay(pages[0].url))
     fetcher = Fetcher(access.check, Limits(), addresses=access.fetcher.addresses)
@@ -161,7 +180,9 @@ async def read_pages(
         for i in todo:
             page = pages[i]
             if page.url in known:
-                found[i] = Read(None, known[page.url], "read with the source")
+                text = known_texts.get(page.url)
+                when = text.fetched_at if text is not None else None
+                found[i] = Read(None, known[page.url], "read with the source", text, when)
                 progress.advance()
                 continue
             host = urlsplit(page.url).netloc
@@ -188,13 +209,15 @@ async def read_pages(
                 progress.advance()
 
     workers = max(1, min(options.concurrency, len(pages)))
-    label = "Reading pages (outlines" + (", titles)" if options.titles == "fetch" else ")")
+    label = "Reading pages (outlines" + (", text" if options.content else "")
+    label += ", titles)" if options.titles == "fetch" else ")"
     async with access.session():
         with reporter.progress(label, len(pages)) as progress:
             async with asyncio.TaskGroup() as group:
                 for _ in range(workers):
                     group.create_task(worker())
-    validators.save()
+    if not options.check:
+        validators.save()
     titles = {i: r.title for i, r in found.items() if r.title}
     suffix = (
         html.site_suffix(list(titles.values()), site_title) if options.titles == "fetch" else None
@@ -209,6 +232,8 @@ async def read_pages(
         if options.titles == "fetch" and read.title:
             title = html.strip_suffix(read.title, suffix)
         result.append(replace(page, title=title, outline=read.outline))
+        if texts is not None and read.text is not None and len(page.url) <= MAX_URL:
+            texts.append(PageText(page.url, read.text.titled(title), read.fetched_at))
     hows = Counter(r.how for r in found.values())
     headings = sum(len(r.outline) for r in found.values())
     detail = ", ".join(f"{n} {how}" for how, n in sorted(hows.items()))
@@ -216,6 +241,10 @@ async def read_pages(
         f"outlines of {len(found)} of {len(pages)} pages ({detail}; {headings} headings; "
         f"{workers} at a time, at most {PER_HOST} per host)"
     )
+    if texts is not None:
+        capped = sum(1 for r in found.values() if r.text is not None and r.text.capped)
+        cap = f"; {capped} cut to the {MAX_PAGE_TEXT // 1024} KB cap" if capped else ""
+        reporter.note(f"text of {len(texts)} of {len(pages)} pages{cap}")
     if problems:
         detail = ", ".join(f"{n} {what}" for what, n in sorted(problems.items()))
         hint = f" (first failure: {first_failure[0]})" if first_failure else ""
@@ -232,13 +261,18 @@ async def _read(
     options: BuildOptions,
 ) -> Read:
     known = before is not None and (before.outline or page.url in validators.known)
+    earlier = options.previous_texts.get(page.url)
+    if earlier is not None and (before is None or not _follows(earlier, before.outline)):
+        earlier = None  # text of another build than the outline's (an --outline rebuild since)
+    if options.content and earlier is None:
+        known = False  # no text of the last build to reuse: the page is read whole
     if known and before is not None and page.lastmod and page.lastmod == before.lastmod:
         validators.remember(page.url, None)
-        return Read(before.title, before.outline, "unchanged (lastmod)")
+        return _unchanged(before, earlier, "unchanged (lastmod)", options.content)
     if not await access.may_crawl(page.url):
         raise _Failed("disallowed by robots.txt")
     if page.markdown_url:  # get_page reads the twin first: the outline is the twin's
-        twin = await _twin(page.markdown_url, access, fetcher)
+        twin = await _twin(page, access, fetcher, options.content)
         if twin is not None:
             return twin
     headers = {"Accept": "text/html, text/markdown;q=0.9, */*;q=0.1"}
@@ -247,75 +281,138 @@ async def _read(
     response = await _get(page.url, headers, access, fetcher)
     if response.status == 304 and before is not None:
         validators.remember(page.url, None)
-        return Read(before.title, before.outline, "unchanged (304)")
+        return _unchanged(before, earlier, "unchanged (304)", options.content)
     validators.remember(page.url, response)
     if response.media_type in MARKDOWN_TYPES:
-        text = response.body.decode(response.charset or "utf-8", errors="replace")
-        title, outline = markdown_outline(text)
-        return Read(title, outline, "fetched")
+        return _markdown_read(response, page, "fetched", options.content)
     if not is_html(response.media_type, response.body):
         raise _Failed("not HTML")
     title = html.page_title(response.body, response.charset)
-    extracted = await asyncio.to_thread(_extract, response)
+    extracted, text = await asyncio.to_thread(_extract_text, response, options.content)
     if extracted.refresh_url and access.allows(extracted.refresh_url):
         response = await _get(extracted.refresh_url, {}, access, fetcher)
         if not is_html(response.media_type, response.body):
             raise _Failed("not HTML")
         title = html.page_title(response.body, response.charset)
-        extracted = await asyncio.to_thread(_extract, response)
+        extracted, text = await asyncio.to_thread(_extract_text, response, options.content)
     if extracted.js_shell:
         raise _Failed("rendered by JavaScript")
-    return Read(title, outline_of(extracted.headings), "fetched")
+    return Read(title, outline_of(extracted.headings), "fetched", text, _when(response, page))
 
 
-async def _twin(url: str, access: SiteAccess, fetcher: Fetcher) -> Read | None:
-    """The outline of a page's Markdown twin, or None when the twin is not Markdown or
-    fails (the HTML page is read instead)."""
+def _follows(text: PageText, outline: tuple[Heading, ...]) -> bool:
+    """Whether a page's text is cut at these headings (and so was recorded with them)."""
+    return len(text.sections) == len(outline) + 1 and all(
+        (s.level, s.heading, s.anchor) == tuple(h)
+        for s, h in zip(text.sections[1:], outline, strict=True)
+    )
+
+
+def _unchanged(before: Page, earlier: PageText | None, how: str, content: bool) -> Read:
+    """The last build's outline (and text) of a page the site says has not changed."""
+    if not content or earlier is None:
+        return Read(before.title, before.outline, how)
+    return Read(before.title, before.outline, how, Sections(earlier.sections), earlier.fetched_at)
+
+
+async def _twin(page: Page, access: SiteAccess, fetcher: Fetcher, content: bool) -> Read | None:
+    """The outline (and text) of a page's Markdown twin, or None when the twin is not
+    Markdown or fails (the HTML page is read instead)."""
+    assert page.markdown_url is not None
+    accept = {"Accept": "text/markdown, text/plain;q=0.5"}
     try:
-        response = await _get(url, {"Accept": "text/markdown, text/plain;q=0.5"}, access, fetcher)
+        response = await _get(page.markdown_url, accept, access, fetcher)
     except (_Failed, PinaxError):
         return None
     if not response.media_type.startswith("text/") or is_html(response.media_type, response.body):
         return None
-    title, outline = markdown_outline(
-        response.body.decode(response.charset or "utf-8", errors="replace")
-    )
-    return Read(title, outline, "fetched (Markdown twin)")
+    return _markdown_read(response, page, "fetched (Markdown twin)", content)
 
 
-async def outline_of_response(response: Response) -> tuple[Heading, ...] | None:
-    """The outline of an HTML page fetched for another reason (a crawl), or None when it has
-    none to give (over get_page's size limit, a redirect stub, rendered by JavaScript, refused
-    by extraction): the page is then read on its own, like any other."""
+def _markdown_read(response: Response, page: Page, how: str, content: bool) -> Read:
+    """A page served as Markdown, read as get_page reads it: what its rendered page would
+    hide (comments, hidden HTML, invisible characters) is left out of outline and text."""
+    text = clean_markdown(response.body.decode(response.charset or "utf-8", errors="replace"))
+    title, outline, sections = markdown_read(text, content)
+    return Read(title, outline, how, sections, _when(response, page))
+
+
+def markdown_read(
+    markdown: str, content: bool
+) -> tuple[str | None, tuple[Heading, ...], Sections | None]:
+    """Served Markdown's title, outline and (with `content`) sections: one pass for all."""
+    title, cuts = outline_cuts(markdown)
+    outline = tuple(cut.heading for cut in cuts if cut.heading is not None)
+    return title, outline, split(markdown, cuts) if content else None
+
+
+def _when(response: Response, page: Page) -> str | None:
+    return fetched_at(response.headers.get("last-modified"), page.lastmod)
+
+
+async def outline_of_response(
+    response: Response, content: bool = False
+) -> tuple[tuple[Heading, ...], Sections | None] | None:
+    """The outline (and with `content` the text) of an HTML page fetched for another
+    reason (a crawl), or None when it has none to give (over get_page's size limit, a
+    redirect stub, rendered by JavaScript, refused by extraction): the page is then read on
+    its own, like any other."""
     if len(response.body) > Limits().max_bytes or not is_html(response.media_type, response.body):
         return None
     try:
-        extracted = await asyncio.to_thread(_extract, response)
+        extracted, text = await asyncio.to_thread(_extract_text, response, content)
     except PinaxError:
         return None
     if extracted.refresh_url or extracted.js_shell:
         return None
-    return outline_of(extracted.headings)
+    return outline_of(extracted.headings), text
 
 
 def outline_of(headings: tuple) -> tuple[Heading, ...]:
     """The h2..h6 of a page's extracted headings as manifest entries, within the manifest's
     limits (an over-long title is cut, an anchor that is not one is left out)."""
+    return tuple(heading for _, heading in outline_entries(headings))
+
+
+def outline_entries(headings: tuple) -> list[tuple[int, Heading]]:
+    """`outline_of`'s entries, each with the position in `headings` it came from."""
     outline = []
-    for level, title, anchor in headings:
+    for i, (level, title, anchor) in enumerate(headings):
         title = title.strip()[:MAX_HEADING_LENGTH].strip()
         if level not in HEADING_LEVELS or not title:
             continue
         if anchor is not None and not _ANCHOR.fullmatch(anchor):
             anchor = None
-        outline.append(Heading(level, title, anchor))
+        outline.append((i, Heading(level, title, anchor)))
         if len(outline) == MAX_HEADINGS:
             break
-    return tuple(outline)
+    return outline
 
 
 def _extract(response: Response) -> Any:  # pinax.pages' Extracted
     return extract_page(decode_html(response.body, response.charset), response.url)
+
+
+def _extract_text(response: Response, content: bool) -> tuple[Any, Sections | None]:
+    """The page extracted and, with `content`, its main content cut at its headings (off
+    the event loop: a big page takes a while)."""
+    extracted = _extract(response)
+    if not content or extracted.js_shell or extracted.refresh_url:
+        return extracted, None
+    return extracted, split(extracted.markdown, html_cuts(extracted.markdown, extracted.headings))
+
+
+def html_cuts(markdown: str, headings: tuple) -> list[Cut]:
+    """Extraction's headings (one per Markdown heading, in order) as cuts: the outline's
+    entries, the first H1 as the title, the rest left in the text."""
+    entries = dict(outline_entries(headings))
+    cuts = []
+    title = False
+    for i, (start, end, level) in enumerate(heading_lines(markdown)[: len(headings)]):
+        is_title = level == 1 and not title
+        title = title or is_title
+        cuts.append(Cut(start, end, entries.get(i), is_title))
+    return cuts
 
 
 async def _get(url: str, headers: dict[str, str], access: SiteAccess, fetcher: Fetcher) -> Response:

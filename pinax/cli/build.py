@@ -81,6 +81,14 @@ def build(
             "anchors); with --titles fetch, one request per page gives both.",
         ),
     ] = False,
+    content: Annotated[
+        bool,
+        typer.Option(
+            "--content",
+            help="Also record each page's main text by section in <stem>.content.jsonl.gz "
+            "beside the -o manifest (implies --outline).",
+        ),
+    ] = False,
     check: Annotated[
         bool,
         typer.Option("--check", help="Compare with the -o file; exit 1 if it is out of date."),
@@ -99,18 +107,28 @@ def build(
 ) -> None:
     """Build a manifest from a docs site or a file it publishes."""
     setup_logging(log_level)
-    from pinax.builder import BuildOptions, ConsoleReporter, build_manifest, publish_manifest
+    from pinax.builder import (
+        BuildOptions,
+        ConsoleReporter,
+        build_manifest,
+        previous_texts,
+        publish_manifest,
+    )
     from pinax.manifest import dump, load
     from pinax.pages import default_cache_dir
 
     if check and output is None:
         fail("--check compares with a manifest file: give it with -o FILE")
+    if content and output is None:
+        fail("--content writes its file beside the manifest: give it with -o FILE")
+    outline = outline or content
     previous = ()
     if outline and output is not None and output.exists():
         try:  # a rebuild reuses the outlines of pages the site says are unchanged
             previous = load(output).pages
         except PinaxError:
             previous = ()
+    reporter = ConsoleReporter(quiet=quiet)
     options = BuildOptions(
         name=name,
         title=title,
@@ -127,15 +145,20 @@ def build(
         lastmod=lastmod,
         outline=outline,
         previous=previous,
+        content=content,
+        check=check,
+        previous_texts=previous_texts(output, reporter) if content and output else {},
         cache_dir=default_cache_dir() if outline else None,
     )
-    reporter = ConsoleReporter(quiet=quiet)
+    texts: list | None = [] if content else None
     try:
-        manifest = asyncio.run(build_manifest(source, options, reporter))
+        manifest = asyncio.run(build_manifest(source, options, reporter, texts))
         if output is None:
             sys.stdout.write(safe(dump(manifest)))
             return
-        outcome = publish_manifest(manifest, output, check, max_removed, reporter)
+        outcome = publish_manifest(
+            manifest, output, check, max_removed, reporter, texts, options.previous_texts
+        )
     except PinaxError as exc:
         fail(exc.message)
     if outcome.exit_code:

@@ -5,11 +5,12 @@ fetching and extraction names (`PageReader`, `Fetcher`, `extract_page` ...) load
 the HTML parser on first use, so a process that never reads a page never imports them.
 
 - budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
-  `SectionNotFound`.
+  `SectionNotFound`, `heading_lines` (where a page's headings stand in its Markdown).
 - cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`.
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
-- fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
+- fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline),
+  `clean_markdown` (served Markdown without what the rendered page hides).
 - text: `visible_text` (Markdown as a reader sees it, for snippets), `strip_invisible`.
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
@@ -23,6 +24,7 @@ from pinax.pages.budget import (
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
     SectionNotFound,
+    heading_lines,
     window,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
@@ -41,12 +43,13 @@ if TYPE_CHECKING:
     from pinax.pages.extract import extract as extract_page
     from pinax.pages.fetch import Fetcher, Limits, Response
     from pinax.pages.outline import PageHeading
-    from pinax.pages.reader import PageReader
+    from pinax.pages.reader import PageReader, clean_markdown
 
 __getattr__ = lazy_names(
     __name__,
     {
         "PageReader": "reader",
+        "clean_markdown": "reader",
         "Fetcher": "fetch",
         "Limits": "fetch",
         "Response": "fetch",
@@ -71,9 +74,11 @@ __all__ = [
     "Response",
     "SectionNotFound",
     "UrlPolicy",
+    "clean_markdown",
     "decode_html",
     "default_cache_dir",
     "extract_page",
+    "heading_lines",
     "ip_literal",
     "origin_of",
     "site_origins",

@@ -228,6 +228,17 @@ class Document:
         return i >= 0 and self.fences[i][1] > position
 
 
+def heading_lines(markdown: str) -> list[tuple[int, int, int]]:
+    """(start, end, level) of each heading line, in the order (and by the rules) of
+    `extract`'s `headings`: the same i-th heading, so a build can cut the page's text where
+    its outline's headings stand."""
+    found = []
+    for heading in Document(markdown).headings:
+        end = markdown.find("\n", heading.start)
+        found.append((heading.start, len(markdown) if end < 0 else end, heading.level))
+    return found
+
+
 _documents: OrderedDict[str, Document] = OrderedDict()
 
 

@@ -381,6 +381,12 @@ def _decode_text(body: bytes, charset: str | None) -> str:
         return body.decode("utf-8", errors="replace")
 
 
+def clean_markdown(text: str) -> str:
+    """Served Markdown as get_page keeps it (see `_clean_markdown`): what `pinax build
+    --content` records of a Markdown twin or a page served as Markdown."""
+    return _clean_markdown(text)[0]
+
+
 def _clean_markdown(text: str) -> tuple[str, int]:
     """Served Markdown without what its rendered page would not show, and how many characters
     went: invisible characters, HTML comments, and raw HTML that hides its content (outside

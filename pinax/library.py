@@ -318,6 +318,18 @@ class Library:
         for docs in self.all():
             docs.load_content(self._content_dir)
 
+    def keep_content(self, previous: Library) -> None:
+        """Where a manifest's content file no longer loads but the manifest is unchanged,
+        serve the content `previous` had (a reload loses nothing to a bad file)."""
+        for docs in self.all():
+            before = previous._docs.get(docs.name)
+            failed = docs.content is None and docs.content_note is not None
+            if not failed or before is None or before.content is None:
+                continue
+            if before.index_file is not None and before.index_file == docs.index_file:
+                docs.content = before.content
+                docs.content_note = f"{docs.content_note}; serving the content loaded before"
+
     @property
     def content_pending(self) -> bool:
         """Whether a content file is still to be indexed."""

@@ -29,8 +29,8 @@ MAY_IMPORT = {
     "library": {"search", "manifest", "content", "errors"},
     "tools": {"library", "search", "pages", "manifest", "errors"},
     "builder": {"manifest", "content", "pages", "errors", "lazy", "files"},
-    "server": {"pinax", "tools", "pages", "manifest", "errors", "lazy"},
-    "cli": {"pinax", "server", "tools", "builder", "pages", "manifest", "errors"},
+    "server": {"pinax", "tools", "pages", "manifest", "content", "errors", "lazy"},
+    "cli": {"pinax", "server", "tools", "builder", "pages", "manifest", "content", "errors"},
     "__main__": {"cli"},
     "__init__": set(),
 }

@@ -272,3 +272,49 @@ async def test_an_mcp_client_over_stdio_gets_snippets(tmp_path: Path) -> None:
         assert best["heading"] == "Troubleshooting" and "blank widget" in best["snippet"]
         assert "blank widget" in found.content[0].text
     assert sys.executable  # the server ran with this interpreter (stdio_params)
+
+
+def test_a_garbled_content_index_is_checked_whole_and_rebuilt(tmp_path: Path) -> None:
+    from pinax.search.store import load, save
+
+    manifest = write_docs(tmp_path)
+    loaded(manifest, tmp_path / "cache")
+    (kept,) = (tmp_path / "cache" / "content").glob("*.pxc")
+    arrays, meta = load(kept)
+    arrays = {name: array.copy() for name, array in arrays.items()}
+    arrays["content_post_section"][0] = 10**6  # points past every section
+    save(kept, arrays, meta)
+    again = loaded(manifest, tmp_path / "cache")
+    assert again.search("blank widget needs a size", 3).hits[0].heading == "Troubleshooting"
+
+
+@pytest.mark.anyio
+async def test_a_reload_with_a_broken_content_file_keeps_the_content_it_had(tmp_path: Path) -> None:
+    from pinax.server import LiveTools
+
+    manifest = write_docs(tmp_path)
+    cache = tmp_path / "cache"
+    live = LiveTools(lambda: Tools.open([manifest], cache_dir=cache), [manifest])
+    live.tools.library.load_contents()
+    content_io.companion(manifest).write_bytes(b"\x1f\x8b\x08 not really gzip")
+    assert await live.check()
+    (entry,) = live.tools.library.describe()
+    assert entry["content"]["state"] == "ready" and "not gzip" in entry["content"]["note"]
+    assert live.tools.library.search("blank widget size height", 1).hits[0].snippet
+
+
+def test_doctor_and_cache_account_for_content(tmp_path: Path) -> None:
+    manifest = write_docs(tmp_path)
+    cache = tmp_path / "cache"
+    searched = run_pinax("search", "--docs", str(manifest), "--cache-dir", str(cache), "widget")
+    assert searched.returncode == 0, searched.stderr
+    stats = json.loads(run_pinax("cache", "stats", "--cache-dir", str(cache), "--json").stdout)
+    assert stats["content_indexes"]["files"] == 1
+    doctor = run_pinax("doctor", "--docs", str(manifest), "--cache-dir", str(cache), "--offline")
+    assert "content for 2 pages" in doctor.stdout
+    content_io.companion(manifest).write_bytes(b"broken")
+    doctor = run_pinax("doctor", "--docs", str(manifest), "--cache-dir", str(cache), "--offline")
+    assert "served without content" in doctor.stdout + doctor.stderr
+    cleared = run_pinax("cache", "clear", "--cache-dir", str(cache))
+    assert cleared.returncode == 0
+    assert not list((cache / "indexes" / "content").glob("*.pxc"))

@@ -20,6 +20,7 @@ cache_app = typer.Typer(
 )
 
 INDEXES = "indexes"  # where tools.py keeps the on-disk search indexes (INDEX_FOLDER)
+CONTENT = "content"  # ...and inside it, the content indexes (see Library.load)
 BUILT = "manifests"  # where --docs URL builds go (builder/docs.py)
 
 
@@ -63,6 +64,12 @@ def cache_report(folder: Path) -> dict[str, Any]:
         "files": len([p for p in index_files if p.suffix == ".pxi"]),
         "bytes": size_of(index_files),
     }
+    content_files = files_in(folder / INDEXES / CONTENT, "*.pxc")
+    report["content_indexes"] = {
+        "directory": str(folder / INDEXES / CONTENT),
+        "files": len(content_files),
+        "bytes": size_of(content_files),
+    }
     built = files_in(folder / BUILT, "*.json")
     report["manifests"] = {
         "directory": str(folder / BUILT),
@@ -99,11 +106,14 @@ def report_lines(report: dict[str, Any]) -> list[str]:
         else ""
     )
     indexes, built = report["indexes"], report["manifests"]
+    content = report["content_indexes"]
     return [
         f"folder: {report['folder']}",
         f"pages: {pages}{damaged}, {human_bytes(report['bytes'])}{ages}",
         f"indexes: {plural(indexes['files'], 'search index', 'search indexes')}, "
         f"{human_bytes(indexes['bytes'])}",
+        f"content indexes: {plural(content['files'], 'content index', 'content indexes')}, "
+        f"{human_bytes(content['bytes'])}",
         f"built manifests: {plural(built['files'], 'manifest')}, {human_bytes(built['bytes'])}",
     ]
 
@@ -145,6 +155,7 @@ def cache_clear(
     except PinaxError as exc:
         fail(exc.message, 1)
     indexes = remove_files(files_in(folder / INDEXES), seconds, count_suffix=".pxi")
+    indexes += remove_files(files_in(folder / INDEXES / CONTENT), seconds, count_suffix=".pxc")
     built = remove_files(files_in(folder / BUILT, "*.json"), seconds)
     typer.echo(
         f"removed {plural(pages, 'cached page')}, "

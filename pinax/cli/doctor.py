@@ -112,12 +112,40 @@ def check_manifest(path: Path, folder: Path, findings: Findings) -> dict[str, An
         markdown_twins=sum(1 for page in pages if page.markdown_url),
         first_page=pages[0].url if pages else None,
     )
+    entry["content"] = check_content(path, loaded.content, findings, loaded.name)
     if entry["index"] != "fresh":
         findings.warnings.append(
             f"{loaded.name}: search index {entry['index']}: the next start indexes it "
             "(pinax search or serve)"
         )
     return entry
+
+
+def _content_note(entry: dict[str, Any]) -> str:
+    content = entry.get("content")
+    if not content:
+        return ""
+    if content["state"] != "ready":
+        return "; content unavailable (see warnings)"
+    return f"; content for {plural(content['pages'], 'page')}"
+
+
+def check_content(
+    manifest: Path, declared: str | None, findings: Findings, name: str
+) -> dict[str, Any] | None:
+    """The manifest's content file, read through: how many pages it gives text for, or
+    why search will go without it (a warning: the docs are served all the same)."""
+    from pinax import content as content_io
+
+    try:
+        path = content_io.companion(manifest, declared)
+        if not path.exists():
+            return None
+        pages = sum(1 for _ in content_io.read(path))
+    except (PinaxError, OSError) as exc:
+        findings.warnings.append(f"{name}: served without content: {exc}")
+        return {"file": str(manifest), "state": "unavailable"}
+    return {"file": str(path), "pages": pages, "state": "ready"}
 
 
 async def check_sites(entries: list[dict[str, Any]], allow_private: list[str]) -> None:
@@ -259,7 +287,7 @@ def screen(report: dict[str, Any]) -> list[str]:
     for entry in report["docs"]:
         lines.append(
             f"{entry['name']}: {plural(entry['pages'], 'page')} ({entry['file']}); outlines "
-            f"{entry['outlines']:.0%}; search index {entry['index']}"
+            f"{entry['outlines']:.0%}; search index {entry['index']}{_content_note(entry)}"
         )
         site = entry.get("site")
         if site is None:

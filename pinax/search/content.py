@@ -260,6 +260,40 @@ class ContentIndex:
         self._local = threading.local()
         self._content_page: dict[int, int] | None = None
 
+    def check(self, pages: int, headings: int) -> None:
+        """ValueError unless every number points inside its array (an index read from the
+        untrusted cache folder is checked once, whole, before any search reads it)."""
+        sections, postings = self.sections, len(self._post_section)
+
+        def within(values: np.ndarray, low: int, high: int) -> bool:
+            return not len(values) or (int(values.min()) >= low and int(values.max()) < high)
+
+        def rising(values: np.ndarray, last: int) -> bool:
+            return (
+                len(values) > 0
+                and values[0] == 0
+                and values[-1] == last
+                and bool(np.all(np.diff(values) >= 0))
+            )
+
+        checks = {
+            "postings": rising(self._post_start, postings),
+            "posted sections": within(self._post_section, 0, sections),
+            "section pages": within(self._section_page, 0, pages),
+            "section headings": within(self._section_heading, -1, headings),
+            "page sections": rising(self._page_first, sections)
+            and len(self._page_first) == self.pages + 1,
+            "page numbers": within(self._page_doc, 0, pages),
+            "texts": rising(self._blob_start, len(self._blob))
+            and len(self._blob_start) == self.pages + 1
+            and len(self._fetched) == self.pages,
+            "section offsets": len(self._section_offset) == sections
+            and len(self.headings) == sections,
+        }
+        broken = [name for name, ok in checks.items() if not ok]
+        if broken:
+            raise ValueError(f"content index inconsistent: {', '.join(broken)}")
+
     def search(self, query: str, limit: int) -> list[ContentHit]:
         """The best `limit` pages by their best section, best first."""
         weights = query_terms(query)
@@ -331,7 +365,10 @@ class ContentIndex:
         """A section's plain text."""
         page = self._page_of_section(section)
         blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
-        whole = zlib.decompress(blob)
+        try:
+            whole = _inflated(blob)
+        except zlib.error:
+            return ""  # a damaged store: no text rather than an error
         start = int(self._section_offset[section])
         last = int(self._page_first[page + 1]) - 1
         end = int(self._section_offset[section + 1]) - 1 if section < last else len(whole)
@@ -342,6 +379,12 @@ class ContentIndex:
 
     def _page_of_section(self, section: int) -> int:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
+
+
+def _inflated(blob: bytes, limit: int = 1 << 24) -> bytes:
+    """A page's text, decompressed no further than `limit` bytes (a tampered store cannot
+    make one snippet inflate gigabytes)."""
+    return zlib.decompressobj().decompress(blob, limit)
 
 
 def query_terms(query: str) -> dict[str, float]:

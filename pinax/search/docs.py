@@ -197,7 +197,8 @@ class Docs:
             target = None
             if folder is not None and self.index_file is not None:
                 target = folder / f"{_file_hash(path, self.index_file.name)}.pxc"
-                index = _mapped_content(target)
+                headings = int(self.pages.outline_start[-1])
+                index = _mapped_content(target, len(self.pages), headings)
                 if index is not None:
                     self.content = index
                     return
@@ -351,7 +352,7 @@ def _file_hash(path: Path, salt: str) -> str:
     return digest.hexdigest()[:32]
 
 
-def _mapped_content(target: Path) -> ContentIndex | None:
+def _mapped_content(target: Path, pages: int, headings: int) -> ContentIndex | None:
     """The content index kept at `target`, or None if absent or unsound (the cache folder
     is untrusted: a damaged file is rebuilt, never used)."""
     if not target.exists():
@@ -360,7 +361,9 @@ def _mapped_content(target: Path) -> ContentIndex | None:
         arrays, meta = load(target)
         if meta.get("content_format") != CONTENT_FORMAT:
             raise StoreError("another content format")
-        return ContentIndex(arrays)
+        index = ContentIndex(arrays)
+        index.check(pages, headings)
+        return index
     except (StoreError, KeyError, TypeError, ValueError, AttributeError) as exc:
         log.warning("content index %s is unusable (%s); rebuilding it", target, exc)
         return None

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import anyio
 
+from pinax.content import companion
 from pinax.errors import PinaxError
 from pinax.manifest import manifest_files
 from pinax.tools import Tools
@@ -25,10 +26,12 @@ log = logging.getLogger("pinax.reload")
 Snapshot = tuple[tuple[str, int, int, int], ...]
 
 
-def snapshot(docs: Iterable[Path]) -> Snapshot:
-    """What the files look like now: a change to any of them changes this."""
+def snapshot(docs: Iterable[Path], extra: Iterable[Path] = ()) -> Snapshot:
+    """What the files look like now (each manifest's, its content file's beside it, and
+    `extra` files): a change to any of them changes this."""
     seen = []
-    for path in manifest_files(docs):
+    manifests = manifest_files(docs)
+    for path in [*manifests, *(companion(m) for m in manifests), *extra]:
         try:
             stat = os.stat(path)
         except OSError:
@@ -47,8 +50,8 @@ class LiveTools:
         self._open = open_tools
         self.watched = [path for path in watched if path.exists()]
         self.interval = interval
-        self._seen = snapshot(self.watched)
         self.tools = open_tools()
+        self._seen = self._look()
         self.reloads = 0  # successful reloads since start-up
 
     async def watch(self, on_reload: Callable[[], Awaitable[None]]) -> None:
@@ -60,7 +63,7 @@ class LiveTools:
 
     async def check(self) -> bool:
         """Reload if the files changed since the last look; True if new docs are in place."""
-        now = snapshot(self.watched)
+        now = self._look()
         if now == self._seen:
             return False
         self._seen = now
@@ -84,8 +87,13 @@ class LiveTools:
         log.info("manifests reloaded in %.2f s: %s", took, names)
         return True
 
+    def _look(self) -> Snapshot:
+        named = [d.content_path for d in self.tools.library.all() if d.content_path is not None]
+        return snapshot(self.watched, named)
+
     def _build(self) -> Tools:
         tools = self._open()
         # The files are in the page cache already: just written, or read at start-up.
         tools.library.warm(read_files=False)
+        tools.library.keep_content(self.tools.library)  # where a new content file is bad
         return tools

@@ -409,9 +409,11 @@ class Library:
         vector = query_vector(query) if reranked else None  # none to compute without vectors
         runs = []
         said: list[list[ContentHit] | None] = []
+        shares = _content_share(query, content_weight)
+        content_share = shares[1]
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None
-            reads = content_weight > 0 and docs.content is not None
+            reads = content_share > 0 and docs.content is not None
             pool = limit + 1 if vectors is None and not reads else max(limit + 1, RERANK_POOL)
             runs.append((vectors, docs.index.run(plan, pool, explain)))  # +1: the runner-up
             said.append(docs.content.search(query, CONTENT_POOL) if reads else None)  # type: ignore[union-attr]
@@ -448,7 +450,7 @@ class Library:
                     passages,
                     docs,
                     order,
-                    _content_share(query, content_weight),
+                    shares,
                     limit + 1,  # +1: the runner-up
                     explain,
                 )

@@ -210,7 +210,7 @@ def test_hidden_and_invisible_text_never_reaches_a_snippet(tmp_path: Path) -> No
     ]
     manifest = write_docs(tmp_path, {"widgets": hostile})
     tools = Tools(loaded(manifest, tmp_path / "cache"))
-    (row,) = tools.search_pages("mount widget", limit=1)["results"]
+    (row,) = tools.search_pages("how do I mount a widget twice", limit=1)["results"]
     snippet = row["snippet"]
     for leaked in ("IGNORE", "secret", "hidden span", "\u200b", "\U000e0041", "\x1b"):
         assert leaked not in snippet
@@ -248,9 +248,10 @@ def test_pinax_search_prints_the_section_and_its_snippet(tmp_path: Path) -> None
     other = tmp_path / "other.jsonl.gz"
     content_io.write(other, [PageText("https://docs.example.com/forms", tuple(FORMS))])
     named = run_pinax(
-        "search", "--docs", str(manifest), "--content", f"site={other}", "--json", "type text"
+        "search", "--docs", str(manifest), "--content", f"site={other}", "--json", "where can I type some text input"
     )
-    assert json.loads(named.stdout)["results"][0]["heading"] == "Input"
+    best = json.loads(named.stdout)["results"][0]
+    assert best["heading"] == "Input" and best["snippet"] == "Type text here."
     wrong = run_pinax("search", "--docs", str(manifest), "--content", "nope=x", "widgets")
     assert wrong.returncode == 2 and "nope" in wrong.stderr
 

@@ -48,9 +48,11 @@ def _unless_emoji_joiner(match: re.Match[str]) -> str:
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,2000}>")
-# What hiding needs: an attribute (hidden, aria-hidden, style), a style sheet, or an element
-# that never shows (script, template, noscript, head, title).
-_MAY_HIDE = ("hidden", "style", "<script", "<template", "<noscript", "<head", "<title")
+# What hiding needs: a tag with a hiding attribute (hidden, aria-hidden, style), a style sheet,
+# or an element that never shows (script, template, noscript, head, title). Text without any
+# of these has only tags to drop, which is much cheaper than looking at every element.
+_NEVER_SHOWN = ("<style", "<script", "<template", "<noscript", "<head", "<title")
+_HIDING_TAG = re.compile(r"<[A-Za-z][^<>]{0,2000}?(?i:hidden|style)")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -63,7 +65,7 @@ def visible_text(markdown: str) -> str:
     text = _COMMENT.sub("", markdown) if "<!--" in markdown else markdown
     if "<" in text:
         lower = text.lower()
-        if any(word in lower for word in _MAY_HIDE):  # else no element can hide: tags only
+        if any(tag in lower for tag in _NEVER_SHOWN) or _HIDING_TAG.search(text):
             text = drop_hidden_markup(text, lambda _: False)[0]
         text = _TAG.sub("", text)
     return _CONTROL.sub("", strip_invisible(text))

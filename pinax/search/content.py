@@ -400,22 +400,22 @@ def query_terms(query: str) -> dict[str, float]:
 
 
 def snippet(text: str, query: str, width: int = SNIPPET) -> str:
-    """At most `width` characters of `text` around the most query words in one window."""
+    """At most `width` characters of `text` around the most query words in one window.
+    Words are found by their stems as prefixes (`configur` finds "configuring"), in one
+    pass of one pattern over the text."""
     if len(text) <= width:
         return text
-    wanted = set(query_terms(query))
+    stems = sorted({s for s in query_terms(query) if s.isalnum()}, key=len, reverse=True)
     hits: list[tuple[int, str]] = []
-    for match in re.finditer(r"[^\W_]+", text[:200_000]):
-        term = stem(match.group().lower())
-        if term in wanted:
-            hits.append((match.start(), term))
+    if stems:
+        pattern = re.compile(r"\b(" + "|".join(map(re.escape, stems)) + ")", re.I)
+        hits = [(m.start(), m.group(1).lower()) for m in pattern.finditer(text, 0, 200_000)]
     start = 0
-    if hits:
-        best = -1
-        for i, (at, _) in enumerate(hits):
-            inside = {t for p, t in hits[i:] if p < at + width - 40}
-            if len(inside) > best:
-                best, start = len(inside), max(0, at - 40)
+    best = -1
+    for i, (at, _) in enumerate(hits):
+        inside = {t for p, t in hits[i : i + 40] if p < at + width - 40}
+        if len(inside) > best:
+            best, start = len(inside), max(0, at - 40)
     room = width - 2
     cut = text[start : start + room]
     if start > 0:

@@ -248,7 +248,13 @@ def test_pinax_search_prints_the_section_and_its_snippet(tmp_path: Path) -> None
     other = tmp_path / "other.jsonl.gz"
     content_io.write(other, [PageText("https://docs.example.com/forms", tuple(FORMS))])
     named = run_pinax(
-        "search", "--docs", str(manifest), "--content", f"site={other}", "--json", "where can I type some text input"
+        "search",
+        "--docs",
+        str(manifest),
+        "--content",
+        f"site={other}",
+        "--json",
+        "where can I type some text input",
     )
     best = json.loads(named.stdout)["results"][0]
     assert best["heading"] == "Input" and best["snippet"] == "Type text here."

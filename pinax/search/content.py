@@ -40,7 +40,7 @@ SECTIONS_RANKED = 1000  # best sections turned into pages
 BATCH = 20_000  # sections analysed at a time while building
 SNIPPET = 240  # characters
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
-FORMAT = 1
+FORMAT = 2
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target (text stays)
 _ICON = re.compile(r":[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:")  # an icon's short code (:octicons-x-24:)
@@ -135,7 +135,7 @@ class _Builder:
             shown = plain(section.text)
             self.section_page.append(doc)
             self.section_heading.append(start + i - 1 if matched and i else -1)
-            self.headings.append("" if i == 0 else heading)
+            self.headings.append("" if i == 0 or matched else heading)  # else the outline's
             self.offsets.append(at)
             text_parts.append(shown)
             at += len(shown.encode()) + 1
@@ -207,6 +207,13 @@ class _Builder:
         order = np.argsort((term.astype(np.int64) << 32) | (0xFFFFFFFF - weight_bits))
         post_start = np.zeros(len(texts) + 1, dtype=np.int64)
         np.cumsum(np.bincount(term, minlength=len(texts)), out=post_start[1:])
+        # A weight in a byte: 1..255 of its term's strongest (the first of its postings).
+        impact = impact[order].astype(np.float32)
+        term_max = np.zeros(len(texts), dtype=np.float32)
+        posted = post_start[:-1] < post_start[1:]
+        term_max[posted] = impact[post_start[:-1][posted]]
+        quantum = term_max[term[order]] / 255
+        levels = np.clip(np.rint(impact / np.maximum(quantum, 1e-30)), 1, 255).astype(np.uint8)
         arrays.update(Strings.arrays(texts, "content_terms"))
         arrays.update(Strings.arrays(self.headings, "content_heading"))
         arrays.update(
@@ -214,7 +221,8 @@ class _Builder:
                 "content_idf": term_idf,
                 "content_post_start": post_start,
                 "content_post_section": section[order].astype(np.int32),
-                "content_post_impact": impact[order].astype(np.float16),
+                "content_post_level": levels,
+                "content_term_quantum": (term_max / 255).astype(np.float32),
                 "content_section_page": np.array(self.section_page, dtype=np.int32),
                 "content_section_heading": np.array(self.section_heading, dtype=np.int32),
                 "content_section_offset": np.array(self.offsets, dtype=np.uint32),
@@ -244,7 +252,8 @@ class ContentIndex:
         self._idf = arrays["content_idf"]
         self._post_start = arrays["content_post_start"]
         self._post_section = arrays["content_post_section"]
-        self._post_impact = arrays["content_post_impact"]
+        self._post_level = arrays["content_post_level"]
+        self._quantum = arrays["content_term_quantum"]
         self._section_page = arrays["content_section_page"]
         self._section_heading = arrays["content_section_heading"]
         self._section_offset = arrays["content_section_offset"]
@@ -255,7 +264,8 @@ class ContentIndex:
         self._blob = arrays["content_blob"]
         self.sections = len(self._section_page)
         self.pages = len(self._page_doc)
-        if len(self.terms) != len(self._idf) or len(self._post_start) != len(self._idf) + 1:
+        terms = len(self._idf)
+        if not len(self.terms) == len(self._quantum) == terms == len(self._post_start) - 1:
             raise ValueError("content arrays of different lengths")
         self._local = threading.local()
         self._content_page: dict[int, int] | None = None
@@ -277,7 +287,7 @@ class ContentIndex:
             )
 
         checks = {
-            "postings": rising(self._post_start, postings),
+            "postings": rising(self._post_start, postings) and len(self._post_level) == postings,
             "posted sections": within(self._post_section, 0, sections),
             "section pages": within(self._section_page, 0, pages),
             "section headings": within(self._section_heading, -1, headings),
@@ -312,7 +322,8 @@ class ContentIndex:
             start = int(self._post_start[term])
             end = min(int(self._post_start[term + 1]), start + POSTINGS_READ)
             sections = self._post_section[start:end]
-            scores[sections] += self._post_impact[start:end] * np.float32(weight)
+            step = np.float32(weight * float(self._quantum[term]))
+            scores[sections] += self._post_level[start:end] * step
             touched.append(sections)
         if not touched:
             return []

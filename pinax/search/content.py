@@ -220,7 +220,7 @@ class _Builder:
             {
                 "content_idf": term_idf,
                 "content_post_start": post_start,
-                "content_post_section": section[order].astype(np.int32),
+                "content_post_section": section[order].astype(_index_type(size)),
                 "content_post_level": levels,
                 "content_term_quantum": (term_max / 255).astype(np.float32),
                 "content_section_page": np.array(self.section_page, dtype=np.int32),
@@ -237,6 +237,11 @@ class _Builder:
         arrays["content_blob"] = np.frombuffer(b"".join(self.blobs), dtype=np.uint8)
         self.blobs = []
         return self.result
+
+
+def _index_type(count: int) -> type[np.integer]:
+    """The narrowest type that numbers `count` things (postings are most of the index)."""
+    return np.uint16 if count <= 1 << 16 else np.int32
 
 
 def _strings_array(values: list[str]) -> np.ndarray:

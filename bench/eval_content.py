@@ -96,9 +96,14 @@ def ask(search: Callable[[str], list[tuple[str, str | None]]], name: str) -> Ask
     return Asked(mrr / n, hit / n, recall / n, sum(trouble) / len(trouble), named / max(first, 1))
 
 
+TIMES: list[float] = []  # each search's seconds, for the latency line
+
+
 def pinax(loaded: Library, docs: str | None, weight: float) -> Callable[[str], list]:
     def search(query: str) -> list[tuple[str, str | None]]:
+        started = time.perf_counter()
         hits = loaded.search(query, 5, docs, content_weight=weight).hits
+        TIMES.append(time.perf_counter() - started)
         return [(h.url, h.heading) for h in hits]
 
     return search
@@ -150,21 +155,23 @@ def main() -> None:
     print(f"# DEV questions: content weight {CONTENT_WEIGHT} vs 0 (content off)\n")
     print(
         "| corpus | off MRR@5 | MRR@5 | Hit@5 | Recall@5 | trouble MRR@5 | section named "
-        "| rank-bm25 sections MRR@5 |"
+        "| rank-bm25 sections MRR@5 | search p50 ms |"
     )
-    print("|---" * 8 + "|")
+    print("|---" * 9 + "|")
     means: list[Asked] = []
     for name in QUESTION_SETS:
         loaded = library([name])
         off = ask(pinax(loaded, None, 0.0), name)
+        TIMES.clear()
         on = ask(pinax(loaded, None, CONTENT_WEIGHT), name)
+        latency = sorted(TIMES)[len(TIMES) // 2] * 1000
         means.append(on)
         base = "-" if args.no_baseline else f"{ask(bm25_sections(name), name).mrr:.3f}"
         if on.mrr < MRR_FLOOR or on.mrr < off.mrr:
             failures.append(f"{name} MRR@5")
         print(
             f"| {name} | {off.mrr:.3f} | {on.mrr:.3f} | {on.hit:.3f} | {on.recall:.3f} "
-            f"| {on.trouble:.3f} | {on.named:.2f} | {base} |",
+            f"| {on.trouble:.3f} | {on.named:.2f} | {base} | {latency:.2f} |",
             flush=True,
         )
         for extra in [float(w) for w in args.weights.split(",") if w]:

@@ -23,7 +23,7 @@ from pinax.library import (
     did_you_mean,
     index_state,
 )
-from pinax.manifest import Page
+from pinax.manifest import Manifest, Page
 from pinax.pages import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TTL,
@@ -95,6 +95,7 @@ class Tools:
         allow_private: Iterable[str] = (),
         read_pages: bool = True,
         unavailable: Sequence[Mapping[str, str]] = (),
+        folders: Sequence[tuple[Manifest, Mapping[str, tuple[Path, str]]]] = (),
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -104,9 +105,17 @@ class Tools:
         else `ttl` (default one day). get_page connects only to public addresses, plus the
         networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
         allowance. `unavailable` lists requested docs that could not be loaded.
+
+        `folders` are docs folders built in memory, each with its pages' files (page URL ->
+        (folder, path inside it)): get_page reads those pages from disk, and never fetches
+        anything else from a folder's site (only loaded manifests open a site).
         """
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / INDEX_FOLDER)
+        sites = library.site_roots()
+        if folders:
+            library = Library([manifest for manifest, _ in folders], docs=library.all())
+        local = {url: place for _, files in folders for url, place in files.items()}
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
@@ -115,10 +124,10 @@ class Tools:
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
 
         def make_reader() -> PageReader:
-            from pinax.pages import PageReader
+            from pinax.pages import LocalFiles, PageReader
 
-            policy = UrlPolicy(site_origins(library.site_roots()), addresses)
-            return PageReader(policy, cache)
+            policy = UrlPolicy(site_origins(sites), addresses)
+            return PageReader(policy, cache, files=LocalFiles(local) if local else None)
 
         return cls(library, None, ttls, make_reader, unavailable)
 

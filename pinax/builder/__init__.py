@@ -3,18 +3,21 @@ polite crawl, turned into a deterministic manifest.
 
 This package's door. `build_manifest` makes a manifest from a source and `BuildOptions`,
 reporting to a `ConsoleReporter`; `publish_manifest` puts it in place (or checks it);
-`resolve_docs` lets `--docs` take a site URL or published file. Importing this package is
+`resolve_docs` lets `--docs` take a site URL or published file; `FolderSource` reads a
+folder of documentation sources (rebuilt cheaply when it changes), `is_docs_folder` tells
+one from a folder of manifests. Importing this package is
 cheap: the network and parsing modules load only when a build runs.
 """
 
 from typing import TYPE_CHECKING
 
-from pinax.builder.docs import resolve_docs
+from pinax.builder.docs import is_docs_folder, resolve_docs
 from pinax.lazy import lazy_names
 
 if TYPE_CHECKING:
     from pinax.builder.console import ConsoleReporter
     from pinax.builder.core import build as build_manifest
+    from pinax.builder.folder import FolderSource
     from pinax.builder.model import BuildOptions
     from pinax.builder.publish import publish as publish_manifest
 
@@ -24,6 +27,7 @@ __getattr__ = lazy_names(
         "build_manifest": "core:build",
         "BuildOptions": "model",
         "ConsoleReporter": "console",
+        "FolderSource": "folder",
         "publish_manifest": "publish:publish",
     },
 )
@@ -31,7 +35,9 @@ __getattr__ = lazy_names(
 __all__ = [
     "BuildOptions",
     "ConsoleReporter",
+    "FolderSource",
     "build_manifest",
+    "is_docs_folder",
     "publish_manifest",
     "resolve_docs",
 ]

@@ -1,9 +1,10 @@
 """`build(source)`: a manifest from a site URL, or from a file the site publishes.
 
 A source is a site URL (discovered: see discover.py), the URL of a published file
-(`llms.txt`, `sitemap.xml[.gz]`, a sitemap index, `objects.inv`), or such a file on disk
+(`llms.txt`, `sitemap.xml[.gz]`, a sitemap index, `objects.inv`), such a file on disk
 (its kind read from its first bytes; give the site with `--url` when its links are
-relative). The result is validated exactly as `pinax serve` will load it.
+relative), or a folder of documentation sources (see folder.py). The result is validated
+exactly as `pinax serve` will load it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pinax.pages import AddressPolicy, Origin, origin_of
 from . import inventory, llms_source, llmstxt, local, sitemap_source
 from .content import sniff
 from .discover import discover
+from .folder import FolderSource
 from .model import BuildOptions, Found
 from .net import SiteAccess
 from .outlines import Validators, read_pages
@@ -45,6 +47,8 @@ def kind_from_name(path: str) -> str | None:
 
 
 async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manifest:
+    if not is_url(source) and Path(source).is_dir():  # a docs folder: nothing to fetch
+        return FolderSource(Path(source), options).build(reporter).manifest
     if is_url(source):
         found, base, access = await _from_url(source, options, reporter)
     else:

@@ -11,11 +11,15 @@ The command's own options reach that build, so they mean there what they mean to
 `pinax build`: `--allow-private` (a site on an intranet) and `--url` (the site a local
 llms.txt, sitemap or objects.inv describes; a local file only, as one URL cannot be the site
 of several URLs).
+
+A folder is either a folder of manifests or a folder of documentation sources, which the
+command builds in memory itself (`is_docs_folder` tells which; see folder.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from pathlib import Path
@@ -30,6 +34,25 @@ if TYPE_CHECKING:
     from pinax.manifest import Manifest
 
 MANIFEST_MAX_AGE = 7 * 24 * 3600.0
+SOURCE_SUFFIXES = frozenset({".md", ".mdx", ".markdown", ".rst", ".html", ".htm"})
+
+
+def is_docs_folder(path: Path) -> bool:
+    """Whether `--docs DIR` names documentation sources rather than a folder of manifests:
+    a documentation source at its top, or no `*.json` there but subfolders (Docusaurus
+    keeps its pages in them). An empty folder stays a folder of manifests to watch."""
+    from .ignore import skipped_name
+
+    try:
+        with os.scandir(path) as listing:
+            entries = [(e.name.lower(), e.is_dir()) for e in listing if not e.name.startswith(".")]
+    except OSError:
+        return False
+    if any(os.path.splitext(name)[1] in SOURCE_SUFFIXES for name, _ in entries):
+        return True
+    if any(name.endswith(".json") for name, _ in entries):
+        return False
+    return any(is_dir and not skipped_name(name, True) for name, is_dir in entries)
 
 
 def resolve_docs(

@@ -33,6 +33,7 @@ class BuildOptions:
     name: str | None = None
     title: str | None = None
     site_url: str | None = None  # the site a local file describes (base of relative links)
+    layout: str | None = None  # a docs folder's generator, for its pages' URLs (layouts.py)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_pages: int | None = None  # None: the source's default from BuildLimits

@@ -24,8 +24,8 @@ def build(
     source: Annotated[
         str,
         typer.Argument(
-            help="A docs site URL, or a published llms.txt / sitemap.xml[.gz] / objects.inv "
-            "(URL or file).",
+            help="A docs site URL, a published llms.txt / sitemap.xml[.gz] / objects.inv "
+            "(URL or file), or a folder of documentation sources (Markdown, MDX, reST, HTML).",
             show_default=False,
         ),
     ],
@@ -38,6 +38,15 @@ def build(
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Site title.")] = None,
     site_url: SiteUrlOption = None,
+    layout: Annotated[
+        Literal["mkdocs", "docusaurus", "hugo", "sphinx", "plain"] | None,
+        typer.Option(
+            "--layout",
+            help="A docs folder's generator, for its pages' URLs under --url "
+            "(default: from its config file, else plain).",
+            show_default=False,
+        ),
+    ] = None,
     include: Annotated[
         list[str] | None,
         typer.Option("--include", help="Keep only URLs matching this glob (repeatable)."),
@@ -115,6 +124,7 @@ def build(
         name=name,
         title=title,
         site_url=site_url,
+        layout=layout,
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
         max_pages=max_pages,

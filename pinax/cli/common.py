@@ -16,8 +16,9 @@ import typer
 from pinax.errors import FetchFailed, InvalidArgs, PinaxError
 
 DOCS_HELP = (
-    "A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / sitemap / "
-    "objects.inv to build one from (cached). Repeat for several docs sets."
+    "A manifest file (JSON) or a folder of them, a docs site URL / llms.txt / sitemap / "
+    "objects.inv to build one from (cached), or a folder of documentation sources (built in "
+    "memory). Repeat for several docs sets."
 )
 DocsOption = Annotated[
     list[str],
@@ -211,17 +212,24 @@ def open_tools(
     allow_private: list[str] | None = None,
     read_pages: bool = True,
     site_url: str | None = None,
+    folders: Any = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
-    them, that is the error."""
+    them, that is the error. Docs folders are built in memory (`folders`: the `DocsFolders`
+    a server keeps between reloads, else made here)."""
+    from pinax.cli.folders import DocsFolders, split_docs
     from pinax.tools import Tools
 
     default, per_docs = parse_ttls(ttl or [])
+    docs, folder_paths = split_docs(docs)
+    if folders is None:
+        folders = DocsFolders(folder_paths, site_url)
+    built = folders.build() if folders else []
     sources = resolve_sources(docs, cache_dir, allow_private, site_url)
     for missing in sources.unavailable:
         warn(f"--docs {missing['source']} is not loaded: {missing['reason']}")
-    if sources.unavailable and not sources.paths:
+    if sources.unavailable and not sources.paths and not built:
         raise FetchFailed(
             "no docs loaded: "
             + "; ".join(f"{m['source']}: {m['reason']}" for m in sources.unavailable)
@@ -234,6 +242,7 @@ def open_tools(
         allow_private or (),
         read_pages,
         unavailable=sources.unavailable,
+        folders=built,
     )
 
 

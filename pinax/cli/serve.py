@@ -74,9 +74,14 @@ def serve(
         ),
     ] = False,
     watch_interval: Annotated[
-        float,
-        typer.Option("--watch-interval", help="Seconds between checks for changes.", min=0.05),
-    ] = 1.0,
+        float | None,
+        typer.Option(
+            "--watch-interval",
+            help="Seconds between checks for changes [default: 1; 0.5 with a docs folder].",
+            min=0.05,
+            show_default=False,
+        ),
+    ] = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Run the MCP server: stdio by default, or streamable HTTP with --http."""
@@ -88,16 +93,22 @@ def serve(
     if http and (problem := settings.problem()):
         fail(problem)
     if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
+        from pinax.cli.folders import DocsFolders, split_docs
         from pinax.server import LiveTools
 
         try:
-            watched = [Path(arg) for arg in docs]
+            others, folder_paths = split_docs(docs)
+            folders = DocsFolders(folder_paths, site_url)
             tools: Any = LiveTools(
                 lambda: weighted(
-                    open_tools(docs, cache_dir, ttl, allow_private, site_url=site_url), weights
+                    open_tools(
+                        docs, cache_dir, ttl, allow_private, site_url=site_url, folders=folders
+                    ),
+                    weights,
                 ),
-                watched,
-                watch_interval,
+                [Path(arg) for arg in others],
+                watch_interval if watch_interval is not None else 0.5 if folders else 1.0,
+                folders.signature if folders else None,
             )
         except PinaxError as exc:
             fail(exc.message)

@@ -10,6 +10,8 @@ the HTML parser on first use, so a process that never reads a page never imports
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
+- localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
+  `split_front_matter`, `rst_to_markdown`, `rst_id` (a source as its author wrote it).
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
@@ -25,6 +27,7 @@ from pinax.pages.budget import (
     window,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
+from pinax.pages.localfiles import LocalFiles
 from pinax.pages.policy import (
     AddressPolicy,
     Origin,
@@ -33,6 +36,7 @@ from pinax.pages.policy import (
     origin_of,
     site_origins,
 )
+from pinax.pages.sourcetext import rst_id, rst_to_markdown, split_front_matter
 
 if TYPE_CHECKING:
     from pinax.pages.extract import decode_html
@@ -62,6 +66,7 @@ __all__ = [
     "AddressPolicy",
     "Fetcher",
     "Limits",
+    "LocalFiles",
     "Origin",
     "PageCache",
     "PageHeading",
@@ -74,6 +79,9 @@ __all__ = [
     "extract_page",
     "ip_literal",
     "origin_of",
+    "rst_id",
+    "rst_to_markdown",
     "site_origins",
+    "split_front_matter",
     "window",
 ]

@@ -1,7 +1,8 @@
 """Live manifests: reload when their files change, swap the whole library at once.
 
 The watched paths are polled (a stat per file, a listing per folder): no extra dependency,
-and cheap for the handful of files a server loads. A change rebuilds everything in a worker
+and cheap for the handful of files a server loads; a docs folder is watched through `sources`, a
+look at its files' stat (in a worker thread). A change rebuilds everything in a worker
 thread, search indexes included, and only a complete new `Tools` replaces the old one, so a
 call sees either the old docs or the new, never a mix. A new file that does not load leaves
 the old docs in place and says why in the log; the next change tries again.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from pathlib import Path
 
 import anyio
@@ -42,14 +43,22 @@ class LiveTools:
     """The current `Tools`, replaced whole when the watched manifests change."""
 
     def __init__(
-        self, open_tools: Callable[[], Tools], watched: list[Path], interval: float = 1.0
+        self,
+        open_tools: Callable[[], Tools],
+        watched: list[Path],
+        interval: float = 1.0,
+        sources: Callable[[], Hashable] | None = None,
     ) -> None:
         self._open = open_tools
         self.watched = [path for path in watched if path.exists()]
         self.interval = interval
-        self._seen = snapshot(self.watched)
+        self._sources = sources  # what else to watch (docs folders): a value that changes
+        self._seen = self._look()
         self.tools = open_tools()
         self.reloads = 0  # successful reloads since start-up
+
+    def _look(self) -> Hashable:
+        return snapshot(self.watched), self._sources() if self._sources else None
 
     async def watch(self, on_reload: Callable[[], Awaitable[None]]) -> None:
         """Poll forever; after each successful reload, await `on_reload()`."""
@@ -60,7 +69,7 @@ class LiveTools:
 
     async def check(self) -> bool:
         """Reload if the files changed since the last look; True if new docs are in place."""
-        now = snapshot(self.watched)
+        now = await anyio.to_thread.run_sync(self._look)  # a big docs folder: many stats
         if now == self._seen:
             return False
         self._seen = now

@@ -46,6 +46,7 @@ _GENERIC = frozenset({"docs", "doc", "documentation", "content", "src", "source"
 _NAME_JUNK = re.compile(r"[^A-Za-z0-9._-]+")
 
 Signature = tuple[int, int, int]  # (size, mtime_ns, inode)
+_DRAFT = Page(url="file:///", title="draft", section="/")  # a page left out: `draft: true`
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,7 @@ class FolderSource:
 
     root: Path
     options: BuildOptions = field(default_factory=BuildOptions)
-    _known: dict[str, tuple[Signature, Parsed | None]] = field(default_factory=dict)
+    _known: dict[str, tuple[Signature, Page | None]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.root.is_dir():
@@ -152,7 +153,7 @@ class FolderSource:
         site = site_base(options.site_url) if options.site_url else self.root.as_uri() + "/"
         if options.site_url and not is_url(options.site_url):
             raise InvalidArgs(f"--url {options.site_url!r} is not an http(s) URL")
-        known: dict[str, tuple[Signature, Parsed | None]] = {}
+        known: dict[str, tuple[Signature, Page | None]] = {}
         pages: list[Page] = []
         files: dict[str, str] = {}
         filtered = unread = drafts = 0
@@ -161,27 +162,18 @@ class FolderSource:
                 filtered += 1
                 continue
             previous = self._known.get(path)
-            parsed = previous[1] if previous and previous[0] == signature else self._read(path)
-            known[path] = (signature, parsed)
-            if parsed is None:
+            page = previous[1] if previous and previous[0] == signature else self._page(path, site)
+            known[path] = (signature, page)
+            if page is None:
                 unread += 1
                 continue
-            if parsed.meta.get("draft", "").lower() == "true":
+            if page is _DRAFT:
                 drafts += 1
                 continue
-            url = self._url(path, site, parsed)
-            if url in files:
+            if page.url in files:
                 continue  # two files published at one URL: the first (in path order) wins
-            files[url] = path
-            pages.append(
-                Page(
-                    url=url,
-                    title=parsed.title,
-                    section=self._section(path, url),
-                    description=parsed.description,
-                    outline=parsed.outline,
-                )
-            )
+            files[page.url] = path
+            pages.append(page)
             if len(pages) >= max_pages:
                 reporter.warn(f"kept the first {max_pages:,} pages (--max-pages {max_pages})")
                 break
@@ -206,9 +198,26 @@ class FolderSource:
             pages=tuple(pages),
             source=str(self.root),
         )
-        # Validate as `pinax serve` will load it: a build never hands over a file that won't load.
-        checked = manifest_io.loads(manifest_io.dump(result), f"<build of {self.root}>")
-        return FolderBuild(checked, files, unread)
+        return FolderBuild(result, files, unread)
+
+    def _page(self, path: str, site: str) -> Page | None:
+        """One file's page, validated as `pinax serve` will load it (each page once, when
+        read: a rebuild after one change validates one page); None if it cannot be read."""
+        parsed = self._read(path)
+        if parsed is None:
+            return None
+        if parsed.meta.get("draft", "").lower() == "true":
+            return _DRAFT
+        url = self._url(path, site, parsed)
+        page = Page(
+            url=url,
+            title=parsed.title,
+            section=self._section(path, url),
+            description=parsed.description,
+            outline=parsed.outline,
+        )
+        one = {"pinax_manifest": 1, "name": "folder", "url": site, "pages": [page.to_dict()]}
+        return manifest_io.from_dict(one, f"<build of {self.root / path}>").pages[0]
 
     def _url(self, path: str, site: str, parsed: Parsed) -> str:
         if not self.options.site_url:

@@ -30,6 +30,7 @@ from pinax.pages import (
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
     AddressPolicy,
+    Credentials,
     PageCache,
     SectionNotFound,
     UrlPolicy,
@@ -96,6 +97,7 @@ class Tools:
         read_pages: bool = True,
         unavailable: Sequence[Mapping[str, str]] = (),
         folders: Sequence[tuple[Manifest, Mapping[str, tuple[Path, str]]]] = (),
+        credentials: Credentials | None = None,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -109,6 +111,7 @@ class Tools:
         `folders` are docs folders built in memory, each with its pages' files (page URL ->
         (folder, path inside it)): get_page reads those pages from disk, and never fetches
         anything else from a folder's site (only loaded manifests open a site).
+        `credentials` are headers for sites behind a login, each sent to its origin only.
         """
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / INDEX_FOLDER)
@@ -127,7 +130,8 @@ class Tools:
             from pinax.pages import LocalFiles, PageReader
 
             policy = UrlPolicy(site_origins(sites), addresses)
-            return PageReader(policy, cache, files=LocalFiles(local) if local else None)
+            files = LocalFiles(local) if local else None
+            return PageReader(policy, cache, files=files, credentials=credentials)
 
         return cls(library, None, ttls, make_reader, unavailable)
 

@@ -190,4 +190,4 @@ def _access(origins: set[Origin], options: BuildOptions) -> SiteAccess:
     for host in options.allow_hosts:
         origins |= origins_for_host(host)
     addresses = AddressPolicy.from_env(options.allow_private)
-    return SiteAccess(origins, options.limits.fetch, options.delay, addresses)
+    return SiteAccess(origins, options.limits.fetch, options.delay, addresses, options.credentials)

@@ -62,9 +62,12 @@ def resolve_docs(
     max_age: float = MANIFEST_MAX_AGE,
     allow_private: tuple[str, ...] = (),
     site_url: str | None = None,
+    credentials: Any = None,
 ) -> Path:
     """The manifest file for a `--docs` argument, built (or rebuilt) when it is not one:
-    with the networks `allow_private` may reach and, for a local file, its `site_url`."""
+    with the networks `allow_private` may reach and, for a local file, its `site_url`;
+    `credentials` (pinax.pages.Credentials) for a site behind a login, whose manifest is
+    cached apart (under a hash of them: a private site's titles are not another's)."""
     text = str(arg)
     if is_url(text):
         source_time = None
@@ -77,12 +80,14 @@ def resolve_docs(
         text = str(path.resolve())
         source_time = path.stat().st_mtime
         label = path.stem
-    target = _cache_file(cache_dir, text if site_url is None else f"{text} {site_url}", label)
+    key = text if site_url is None else f"{text} {site_url}"
+    namespace = credentials.namespace(site_url or text) if credentials else None
+    target = _cache_file(cache_dir, key if namespace is None else f"{key} {namespace}", label)
     if target.is_file() and _fresh(target, source_time, max_age):
         return target
     reporter = reporter or _console()
     try:
-        _build_into(text, target, reporter, allow_private, site_url)
+        _build_into(text, target, reporter, allow_private, site_url, credentials)
     except PinaxError as exc:
         if not target.is_file():
             raise
@@ -100,6 +105,7 @@ def _build_into(
     reporter: Reporter,
     allow_private: tuple[str, ...],
     site_url: str | None,
+    credentials: Any = None,
 ) -> None:
     import asyncio
 
@@ -109,7 +115,9 @@ def _build_into(
     from .model import BuildOptions  # the HTTP stack: only when a build runs
     from .output import write_atomic
 
-    options = BuildOptions(site_url=site_url, allow_private=tuple(allow_private))
+    options = BuildOptions(
+        site_url=site_url, allow_private=tuple(allow_private), credentials=credentials
+    )
 
     reporter.note(f"building a manifest of {source} (cached in {target.parent})")
     manifest = _own_origin_only(asyncio.run(build(source, options, reporter)), source)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 
 from pinax.manifest import Heading, Page
-from pinax.pages import Limits
+from pinax.pages import Credentials, Limits
 
 TitleMode = Literal["slug", "fetch"]
 
@@ -48,6 +48,7 @@ class BuildOptions:
     previous: tuple[Page, ...] = ()  # the last build's pages (-o file): outlines to reuse
     cache_dir: Path | None = None  # where a rebuild's validators (ETag, Last-Modified) live
     limits: BuildLimits = field(default_factory=BuildLimits)
+    credentials: Credentials | None = None  # headers for a site behind a login (--header)
 
 
 @dataclass

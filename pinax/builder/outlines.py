@@ -150,7 +150,12 @@ async def read_pages(
     known = {} if options.titles == "fetch" else (known or {})  # titles need the page
     validators = validators or Validators(None)
     access.delay = max(options.delay, await access.crawl_delay(pages[0].url))
-    fetcher = Fetcher(access.check, Limits(), addresses=access.fetcher.addresses)
+    fetcher = Fetcher(
+        access.check,
+        Limits(),
+        addresses=access.fetcher.addresses,
+        credentials=access.fetcher.credentials,
+    )
     hosts: dict[str, asyncio.Semaphore] = {}
     found: dict[int, Read] = {}
     problems: Counter[str] = Counter()

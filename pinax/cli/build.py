@@ -11,8 +11,11 @@ import typer
 
 from pinax.cli.common import (
     AllowPrivateOption,
+    HeaderOption,
+    HeadersFileOption,
     LogLevelOption,
     SiteUrlOption,
+    credentials_or_fail,
     fail,
     safe,
     setup_logging,
@@ -73,6 +76,8 @@ def build(
         typer.Option("--allow-host", help="Also fetch from this host (repeatable)."),
     ] = None,
     allow_private: AllowPrivateOption = None,
+    header: HeaderOption = None,
+    headers_file: HeadersFileOption = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", min=1, max=64, help="Requests at once.")
     ] = 8,
@@ -138,6 +143,7 @@ def build(
         outline=outline,
         previous=previous,
         cache_dir=default_cache_dir() if outline else None,
+        credentials=credentials_or_fail(header, headers_file),
     )
     reporter = ConsoleReporter(quiet=quiet)
     try:

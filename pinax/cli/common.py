@@ -70,6 +70,27 @@ SiteUrlOption = Annotated[
         show_default=False,
     ),
 ]
+HeaderOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        metavar="ORIGIN=NAME: VALUE",
+        help="A header for a site behind a login, sent to that origin only (never after a "
+        "redirect elsewhere), e.g. 'docs.corp.com=Authorization: Bearer ${DOCS_TOKEN}': "
+        "${VAR} is read from the environment. Repeatable.",
+        show_default=False,
+    ),
+]
+HeadersFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--headers-file",
+        metavar="FILE",
+        help="--header lines from a file (one per line, # comments); refused when other "
+        "users may read it.",
+        show_default=False,
+    ),
+]
 LogLevelOption = Annotated[
     str,
     typer.Option(
@@ -96,6 +117,20 @@ EmbeddingWeightOption = Annotated[
         show_default=False,
     ),
 ]
+
+
+def credentials_or_fail(headers: list[str] | None, headers_file: Path | None) -> Any:
+    """The `--header` and `--headers-file` credentials (None without any), or exit 2 saying
+    what is wrong without ever repeating a value."""
+    from pinax.pages import Credentials, read_headers_file
+
+    lines = list(headers or [])
+    try:
+        if headers_file is not None:
+            lines += read_headers_file(headers_file)
+        return Credentials.parse(lines) if lines else None
+    except PinaxError as exc:
+        fail(exc.message)
 
 
 def weights_or_fail(lexical: float | None, embedding: float | None) -> tuple[float, float]:
@@ -174,6 +209,7 @@ def resolve_sources(
     cache_dir: Path | None = None,
     allow_private: list[str] | None = None,
     site_url: str | None = None,
+    credentials: Any = None,
 ) -> DocsSources:
     """The manifest files of the `--docs` arguments (a folder stands for its *.json files; a
     site URL or published file is built into the cache first, with `allow_private` and, for a
@@ -193,7 +229,11 @@ def resolve_sources(
             )
         try:
             path = resolve_docs(
-                arg, cache_dir, allow_private=tuple(allow_private or ()), site_url=site_url
+                arg,
+                cache_dir,
+                allow_private=tuple(allow_private or ()),
+                site_url=site_url,
+                credentials=credentials,
             )
         except PinaxError as exc:
             found.unavailable.append({"source": arg, "reason": exc.message})
@@ -213,6 +253,7 @@ def open_tools(
     read_pages: bool = True,
     site_url: str | None = None,
     folders: Any = None,
+    credentials: Any = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
@@ -226,7 +267,7 @@ def open_tools(
     if folders is None:
         folders = DocsFolders(folder_paths, site_url)
     built = folders.build() if folders else []
-    sources = resolve_sources(docs, cache_dir, allow_private, site_url)
+    sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)
     for missing in sources.unavailable:
         warn(f"--docs {missing['source']} is not loaded: {missing['reason']}")
     if sources.unavailable and not sources.paths and not built:
@@ -243,6 +284,7 @@ def open_tools(
         read_pages,
         unavailable=sources.unavailable,
         folders=built,
+        credentials=credentials,
     )
 
 
@@ -254,6 +296,7 @@ def load_tools(
     read_pages: bool = True,
     site_url: str | None = None,
     need_docs: bool = True,
+    credentials: Any = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -261,7 +304,13 @@ def load_tools(
         fail("give at least one manifest (or docs site URL) with --docs")
     try:
         tools = open_tools(
-            [str(d) for d in docs], cache_dir, ttl, allow_private, read_pages, site_url
+            [str(d) for d in docs],
+            cache_dir,
+            ttl,
+            allow_private,
+            read_pages,
+            site_url,
+            credentials=credentials,
         )
     except PinaxError as exc:
         fail(exc.message)

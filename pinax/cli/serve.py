@@ -12,10 +12,13 @@ from pinax.cli.common import (
     CacheDirOption,
     DocsOption,
     EmbeddingWeightOption,
+    HeaderOption,
+    HeadersFileOption,
     LexicalWeightOption,
     LogLevelOption,
     SiteUrlOption,
     TtlOption,
+    credentials_or_fail,
     fail,
     load_tools,
     open_tools,
@@ -33,6 +36,8 @@ def serve(
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
     site_url: SiteUrlOption = None,
+    header: HeaderOption = None,
+    headers_file: HeadersFileOption = None,
     lexical_weight: LexicalWeightOption = None,
     embedding_weight: EmbeddingWeightOption = None,
     http: Annotated[
@@ -89,6 +94,7 @@ def serve(
     from pinax.server import HttpSettings
 
     weights = weights_or_fail(lexical_weight, embedding_weight)  # search_pages' defaults
+    credentials = credentials_or_fail(header, headers_file)
     settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
     if http and (problem := settings.problem()):
         fail(problem)
@@ -102,7 +108,13 @@ def serve(
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(
-                        docs, cache_dir, ttl, allow_private, site_url=site_url, folders=folders
+                        docs,
+                        cache_dir,
+                        ttl,
+                        allow_private,
+                        site_url=site_url,
+                        folders=folders,
+                        credentials=credentials,
                     ),
                     weights,
                 ),
@@ -113,7 +125,15 @@ def serve(
         except PinaxError as exc:
             fail(exc.message)
     else:
-        tools = load_tools(docs, cache_dir, ttl, allow_private, site_url=site_url, need_docs=False)
+        tools = load_tools(
+            docs,
+            cache_dir,
+            ttl,
+            allow_private,
+            site_url=site_url,
+            need_docs=False,
+            credentials=credentials,
+        )
         weighted(tools, weights)
     from pinax.server import create_server
 

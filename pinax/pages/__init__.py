@@ -10,6 +10,8 @@ the HTML parser on first use, so a process that never reads a page never imports
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
+- credentials: `Credentials` (headers for a site behind a login, by exact origin),
+  `read_headers_file`.
 - localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
   `split_front_matter`, `rst_to_markdown`, `rst_id` (a source as its author wrote it).
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
@@ -27,6 +29,7 @@ from pinax.pages.budget import (
     window,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
+from pinax.pages.credentials import Credentials, read_headers_file
 from pinax.pages.localfiles import LocalFiles
 from pinax.pages.policy import (
     AddressPolicy,
@@ -64,6 +67,7 @@ __all__ = [
     "MAX_MAX_TOKENS",
     "MIN_MAX_TOKENS",
     "AddressPolicy",
+    "Credentials",
     "Fetcher",
     "Limits",
     "LocalFiles",
@@ -79,6 +83,7 @@ __all__ = [
     "extract_page",
     "ip_literal",
     "origin_of",
+    "read_headers_file",
     "rst_id",
     "rst_to_markdown",
     "site_origins",

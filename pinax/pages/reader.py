@@ -30,6 +30,7 @@ import anyio
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
 from pinax.pages.budget import HEADING_IDS, Document, document
 from pinax.pages.cache import PageCache
+from pinax.pages.credentials import Credentials
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.hidden import drop_hidden_markup
 from pinax.pages.localfiles import LocalFiles
@@ -64,10 +65,13 @@ class PageReader:
         cache: PageCache | None,
         fetcher: Fetcher | None = None,
         files: LocalFiles | None = None,
+        credentials: Credentials | None = None,
     ) -> None:
         self.policy = policy
         self.cache = cache
-        self.fetcher = fetcher or Fetcher(policy.check, addresses=policy.addresses)
+        self.fetcher = fetcher or Fetcher(
+            policy.check, addresses=policy.addresses, credentials=credentials
+        )
         self.files = files  # the pages of served docs folders, read from disk
         self._flights: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
@@ -108,11 +112,17 @@ class PageReader:
         if not flight.cancelled():
             flight.exception()  # retrieved here too, in case every waiter was cancelled
 
+    def _key(self, url: str) -> str:
+        """The page's cache key: its URL, in the namespace of the credentials it is read
+        with (a hash of them), so a page read behind a login is never served without it."""
+        namespace = self.fetcher.credentials.namespace(url)
+        return url if namespace is None else f"credentials:{namespace} {url}"
+
     def _lookup(self, url: str) -> tuple[tuple[dict[str, Any], float] | None, CacheError | None]:
         if self.cache is None:
             return None, None
         try:
-            return self.cache.get(url), None
+            return self.cache.get(self._key(url)), None
         except CacheError as exc:
             log.warning("page cache unavailable, fetching live: %s", exc)
             return None, exc
@@ -154,7 +164,7 @@ class PageReader:
     def _store(self, url: str, entry: dict[str, Any]) -> None:
         assert self.cache is not None
         try:
-            self.cache.put(url, entry)
+            self.cache.put(self._key(url), entry)
         except CacheError as exc:
             log.warning("could not cache %s: %s", url, exc)
 

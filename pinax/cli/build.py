@@ -13,6 +13,7 @@ from pinax.cli.common import (
     AllowPrivateOption,
     HeaderOption,
     HeadersFileOption,
+    LayoutOption,
     LogLevelOption,
     SiteUrlOption,
     credentials_or_fail,
@@ -41,15 +42,7 @@ def build(
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Site title.")] = None,
     site_url: SiteUrlOption = None,
-    layout: Annotated[
-        Literal["mkdocs", "docusaurus", "hugo", "sphinx", "plain"] | None,
-        typer.Option(
-            "--layout",
-            help="A docs folder's generator, for its pages' URLs under --url "
-            "(default: from its config file, else plain).",
-            show_default=False,
-        ),
-    ] = None,
+    layout: LayoutOption = None,
     include: Annotated[
         list[str] | None,
         typer.Option("--include", help="Keep only URLs matching this glob (repeatable)."),

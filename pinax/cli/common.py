@@ -70,6 +70,16 @@ SiteUrlOption = Annotated[
         show_default=False,
     ),
 ]
+LayoutOption = Annotated[
+    str | None,
+    typer.Option(
+        "--layout",
+        metavar="GENERATOR",
+        help="A docs folder's generator, for its pages' URLs under --url: mkdocs, "
+        "docusaurus, hugo, sphinx or plain [default: from its config file, else plain].",
+        show_default=False,
+    ),
+]
 HeaderOption = Annotated[
     list[str] | None,
     typer.Option(

@@ -31,13 +31,15 @@ def split_docs(docs: list[str]) -> tuple[list[str], list[Path]]:
 class DocsFolders:
     """The docs folders of one command, kept between builds so a rebuild is incremental."""
 
-    def __init__(self, folders: list[Path], site_url: str | None = None) -> None:
+    def __init__(
+        self, folders: list[Path], site_url: str | None = None, layout: str | None = None
+    ) -> None:
         self.sources: list[Any] = []
         if not folders:
             return
         from pinax.builder import BuildOptions, FolderSource  # the build stack: only for folders
 
-        options = BuildOptions(site_url=site_url)
+        options = BuildOptions(site_url=site_url, layout=layout)
         self.sources = [FolderSource(path, options) for path in folders]
 
     def __bool__(self) -> bool:

@@ -14,6 +14,7 @@ from pinax.cli.common import (
     EmbeddingWeightOption,
     HeaderOption,
     HeadersFileOption,
+    LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
     SiteUrlOption,
@@ -36,6 +37,7 @@ def serve(
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
     site_url: SiteUrlOption = None,
+    layout: LayoutOption = None,
     header: HeaderOption = None,
     headers_file: HeadersFileOption = None,
     lexical_weight: LexicalWeightOption = None,
@@ -104,7 +106,7 @@ def serve(
 
         try:
             others, folder_paths = split_docs(docs)
-            folders = DocsFolders(folder_paths, site_url)
+            folders = DocsFolders(folder_paths, site_url, layout)
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(

@@ -339,3 +339,22 @@ async def test_serve_a_folder_over_stdio_and_a_change_is_searchable_soon(tmp_pat
         page = await client.call_tool("get_page", {"url": hits[0]["url"]})
         assert page.structured_content["source"] == "file"
         assert "Text." in page.structured_content["markdown"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "---\n" + "key: value\n" * 200_000,  # front matter that never closes
+        "x\n" + "=" * 100_000 + "\n" + "x" * 100_000 + "\n",  # an adornment longer than a line
+        ("Title\n=====\n" * 50_000),  # a title on every other line
+        ("`" * 3 + "\n# not a heading\n") * 50_000,  # fences all the way
+        "# " + "#" * 200_000 + " x\n",  # a heading made of markers
+    ],
+)
+def test_hostile_sources_parse_in_linear_time(text: str) -> None:
+    from pinax.builder.folder import parse_source
+
+    started = time.perf_counter()
+    for name in ("page.md", "page.rst"):
+        parse_source(name, text.encode())
+    assert time.perf_counter() - started < 3.0

@@ -149,8 +149,11 @@ def test_the_command_line_takes_headers_and_a_private_headers_file(
     manifest = manifest_of(tmp_path / "m.json", site, url)
     env = {"DOCS_TOKEN": SECRET}
     header = f"{site.origin}=Authorization: Bearer ${{DOCS_TOKEN}}"
-    result = run_pinax("page", url, "--docs", str(manifest), "--header", header, env=env)
+    result = run_pinax(
+        "page", url, "--docs", str(manifest), "--header", header, "--log-level", "debug", env=env
+    )
     assert result.returncode == 0, result.stderr
+    assert "HTTP Request" in result.stderr  # the debug log ran, and holds no secret
     assert "Private words." in result.stdout and SECRET not in result.stdout + result.stderr
 
     refused = run_pinax("page", url, "--docs", str(manifest), env=env)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urljoin
@@ -145,8 +145,13 @@ class FolderSource:
             or (suffix == ".txt" and self.text_is_rst)
         )
 
-    def build(self, reporter: Reporter) -> FolderBuild:
-        """The folder's manifest now, re-reading only files changed since the last build."""
+    def build(
+        self,
+        reporter: Reporter,
+        scanned: Iterable[tuple[str, Signature]] | None = None,
+    ) -> FolderBuild:
+        """The folder's manifest now, re-reading only files changed since the last build;
+        `scanned`: a `signature()` just taken (a watcher's look), instead of a new scan."""
         options = self.options
         patterns = Patterns(options.include, options.exclude)
         max_pages = options.max_pages or options.limits.published_max_pages
@@ -157,7 +162,7 @@ class FolderSource:
         pages: list[Page] = []
         files: dict[str, str] = {}
         filtered = unread = drafts = 0
-        for path, signature in self.scan():
+        for path, signature in self.scan() if scanned is None else scanned:
             if not patterns.keeps("/" + path):
                 filtered += 1
                 continue

@@ -35,6 +35,7 @@ class DocsFolders:
         self, folders: list[Path], site_url: str | None = None, layout: str | None = None
     ) -> None:
         self.sources: list[Any] = []
+        self._looks: tuple[Any, ...] | None = None
         if not folders:
             return
         from pinax.builder import BuildOptions, FolderSource  # the build stack: only for folders
@@ -50,14 +51,18 @@ class DocsFolders:
         from pinax.builder import ConsoleReporter
 
         reporter = ConsoleReporter(quiet=True)
+        looks, self._looks = self._looks, None
         built = []
-        for source in self.sources:
-            result = source.build(reporter)
+        for i, source in enumerate(self.sources):
+            result = source.build(reporter, looks[i] if looks else None)
             built.append(
                 (result.manifest, {url: (source.root, path) for url, path in result.files.items()})
             )
         return built
 
     def signature(self) -> tuple[Any, ...]:
-        """What the folders' sources look like now: a change to a page changes this."""
-        return tuple(source.signature() for source in self.sources)
+        """What the folders' sources look like now: a change to a page changes this. The
+        next build reads the folders as this look saw them (no second scan, and no change
+        slipping between the look and the build unseen)."""
+        self._looks = tuple(source.signature() for source in self.sources)
+        return self._looks

@@ -358,3 +358,22 @@ def test_hostile_sources_parse_in_linear_time(text: str) -> None:
     for name in ("page.md", "page.rst"):
         parse_source(name, text.encode())
     assert time.perf_counter() - started < 3.0
+
+
+def test_html_and_mdx_sources(tmp_path: Path) -> None:
+    """A saved HTML page is a page (title, outline, extraction); MDX imports are no text."""
+    fixture = shared_path(*FIXTURES, "mkdocs-material", "reference-lists")
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    shutil.copy(fixture / "page.html", folder / "lists.html")
+    (folder / "tabs.mdx").write_text(
+        'import Tabs from "@theme/Tabs";\n\n# Tabs\n\nPick one.\n\n```js\nimport a from "b";\n```\n'
+    )
+    tools, _ = open_folder(folder, tmp_path / "cache")
+    pages = {page.url.rsplit("/", 1)[1]: page for page in tools.library.all()[0].pages}
+    assert pages["lists.html"].title == "Lists" and len(pages["lists.html"].outline) >= 3
+    html = anyio.run(lambda: tools.get_page(pages["lists.html"].url))
+    assert html["source"] == "file" and "Using unordered lists" in html["markdown"]
+    assert "Skip to content" not in html["markdown"]  # extracted, not the whole page
+    mdx = anyio.run(lambda: tools.get_page(pages["tabs.mdx"].url))["markdown"]
+    assert mdx.startswith("# Tabs") and 'import a from "b";' in mdx

@@ -20,7 +20,7 @@ from typing import Any
 
 from pinax.errors import FetchFailed, InvalidArgs
 from pinax.files import SpecialFile, read_regular
-from pinax.pages.sourcetext import rst_to_markdown, split_front_matter
+from pinax.pages.sourcetext import drop_mdx_imports, rst_to_markdown, split_front_matter
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".mdx", ".markdown"})
 RST_SUFFIXES = frozenset({".rst", ".txt"})
@@ -85,8 +85,7 @@ def entry_of(url: str, path: Path, body: bytes) -> dict[str, Any]:
             extra[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
     else:
         meta, text = split_front_matter(body.decode("utf-8", errors="replace"))
-        if suffix in RST_SUFFIXES:
-            text = rst_to_markdown(text)
+        text = rst_to_markdown(text) if suffix in RST_SUFFIXES else drop_mdx_imports(text)
         markdown, removed = clean_markdown(text)
         if removed:
             extra["removed_hidden"] = removed

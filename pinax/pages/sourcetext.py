@@ -14,6 +14,7 @@ MAX_FRONT_MATTER = 64 * 1024  # characters: front matter is a few lines of metad
 _RST_ADORNMENT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _RST_TARGET = re.compile(r"\.\. _([^:`]{1,200}):\s*$")
 _ID_JUNK = re.compile(r"[^a-z0-9]+")
+_MDX_IMPORT = re.compile(r"import\s[^\n]{0,500}?\sfrom\s+[\"'][^\"'\n]{1,300}[\"'];?\s*$")
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -56,6 +57,19 @@ def _pairs(block: str, separator: str) -> dict[str, str]:
         if value:
             found.setdefault(key.lower(), value)
     return found
+
+
+def drop_mdx_imports(text: str) -> str:
+    """MDX (Docusaurus reads `.md` as MDX too) without the ESM `import ... from "..."` lines
+    that open it: code for the page's renderer, not text its readers see. Only the leading
+    block: an `import` further down is most likely in a code example."""
+    lines = text.split("\n")
+    kept = 0
+    while kept < len(lines) and (not lines[kept].strip() or _MDX_IMPORT.match(lines[kept])):
+        kept += 1
+    if not any(_MDX_IMPORT.match(line) for line in lines[:kept]):
+        return text
+    return "\n".join(lines[kept:])
 
 
 def rst_to_markdown(text: str) -> str:

@@ -99,6 +99,20 @@ def test_a_redirect_to_another_origin_goes_without_the_header(
     assert other.requests and all("authorization" not in r.headers for r in other.requests)
 
 
+def test_a_public_page_redirecting_behind_the_login_is_not_cached_for_everyone(
+    site: Site, other: Site, tmp_path: Path
+) -> None:
+    guarded_url = site.add("/inside", guarded(b"<main><h1>Inside</h1><p>Private.</p></main>"))
+    public_url = other.add("/door", Reply(302, b"", {"Location": guarded_url}))
+    manifest = manifest_of(tmp_path / "m.json", other, public_url, guarded_url)
+    cache = tmp_path / "cache"
+    with_login = Tools.open([manifest], cache, credentials=login(site))
+    assert "Private." in read(with_login, public_url)["markdown"]
+    anonymous = Tools.open([manifest], cache)
+    with pytest.raises(FetchFailed, match="wants credentials"):
+        read(anonymous, public_url)
+
+
 def test_a_build_sends_the_header_to_its_site_only(site: Site, other: Site, tmp_path: Path) -> None:
     elsewhere = other.add("/page", Reply(200, b"<title>Elsewhere</title><h1>E</h1>", HTML))
     own = site.add("/own", guarded(b"<title>Own page</title><main><h1>Own</h1></main>"))
@@ -128,9 +142,9 @@ def test_credentials_parse_by_exact_origin_and_never_show_a_value() -> None:
     assert creds.for_url("https://evil.docs.corp.com/a") == {}
     assert creds.for_url("http://127.0.0.1:8123/x") == {"X-Key": "k"}
     assert SECRET not in repr(creds)
-    assert creds.namespace("https://docs.corp.com/") not in (None, "")
-    assert SECRET not in creds.namespace("https://docs.corp.com/")
-    assert creds.namespace("https://public.org/") is None
+    assert creds.namespace and SECRET not in creds.namespace
+    assert Credentials().namespace is None
+    assert Credentials.parse(["docs.corp.com=Authorization: other"]).namespace != creds.namespace
     for bad, why in (
         (f"docs.corp.com Authorization {SECRET}", "expected ORIGIN=Name: value"),
         (f"https://docs.corp.com/path=Authorization: {SECRET}", "not an origin"),

@@ -81,7 +81,7 @@ def resolve_docs(
         source_time = path.stat().st_mtime
         label = path.stem
     key = text if site_url is None else f"{text} {site_url}"
-    namespace = credentials.namespace(site_url or text) if credentials else None
+    namespace = credentials.namespace if credentials else None
     target = _cache_file(cache_dir, key if namespace is None else f"{key} {namespace}", label)
     if target.is_file() and _fresh(target, source_time, max_age):
         return target

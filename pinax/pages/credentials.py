@@ -6,10 +6,10 @@ another site, goes without it. `ORIGIN` is `https://host[:port]` or `http://host
 bare host means `https://host`. A value may name environment variables (`Bearer ${TOKEN}`),
 so no secret need be typed on a command line or kept in a file.
 
-The values are secrets: they appear in no log, error, manifest or cache key. Pages read with
-them are cached under a namespace that is a hash of the whole credential set of their origin
-(`namespace`), so they are served only to a process holding the same credentials, never to
-one without.
+The values are secrets: they appear in no log, error, manifest or cache key. A process given
+credentials caches every page it reads under a namespace that is a hash of the whole set
+(`namespace`), so what it read is served only to a process holding the same credentials,
+never to one without.
 """
 
 from __future__ import annotations
@@ -68,13 +68,18 @@ class Credentials:
             return {}
         return dict(self._headers.get(origin, {}))
 
-    def namespace(self, url: str) -> str | None:
-        """A page cache namespace for `url`: a hash of its origin's credentials, or None when
-        it is read without any (the public cache)."""
-        headers = self.for_url(url)
-        if not headers:
+    @property
+    def namespace(self) -> str | None:
+        """A page cache namespace for what is read with these credentials: a hash of the whole
+        set, or None without any (the public cache). The whole set, not one origin's: a public
+        page may redirect to a guarded origin and come back with what only a login shows."""
+        if not self._headers:
             return None
-        text = "\n".join(f"{k.lower()}:{v}" for k, v in sorted(headers.items()))
+        text = "\n".join(
+            f"{scheme}://{host}:{port} {name.lower()}:{value}"
+            for (scheme, host, port), values in sorted(self._headers.items())
+            for name, value in sorted(values.items())
+        )
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 

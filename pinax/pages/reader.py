@@ -113,9 +113,9 @@ class PageReader:
             flight.exception()  # retrieved here too, in case every waiter was cancelled
 
     def _key(self, url: str) -> str:
-        """The page's cache key: its URL, in the namespace of the credentials it is read
-        with (a hash of them), so a page read behind a login is never served without it."""
-        namespace = self.fetcher.credentials.namespace(url)
+        """The page's cache key: its URL, in the namespace of the credentials this reader
+        holds (a hash of them), so a page read behind a login is never served without it."""
+        namespace = self.fetcher.credentials.namespace
         return url if namespace is None else f"credentials:{namespace} {url}"
 
     def _lookup(self, url: str) -> tuple[tuple[dict[str, Any], float] | None, CacheError | None]:

@@ -223,9 +223,11 @@ def test_a_docs_folder_is_told_from_a_folder_of_manifests(tmp_path: Path) -> Non
     (tmp_path / "manifests" / "a.json").write_text("{}")
     (tmp_path / "empty").mkdir()
     (tmp_path / "site" / "docs").mkdir(parents=True)
-    (tmp_path / "site" / "_category_.json").write_text("{}")
+    (tmp_path / "site" / "_category_.json").write_text("{}")  # Docusaurus', not a manifest
     (tmp_path / "site" / "intro.md").write_text("# Intro")
+    (tmp_path / "manifests" / "README.md").write_text("# What these manifests are")
     assert not is_docs_folder(tmp_path / "manifests")
+    assert not is_docs_folder(Path(__file__).resolve().parent.parent / "manifests")
     assert not is_docs_folder(tmp_path / "empty")
     assert is_docs_folder(tmp_path / "site")
 

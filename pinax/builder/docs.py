@@ -37,10 +37,18 @@ MANIFEST_MAX_AGE = 7 * 24 * 3600.0
 SOURCE_SUFFIXES = frozenset({".md", ".mdx", ".markdown", ".rst", ".html", ".htm"})
 
 
+# JSON files docs tools keep beside the pages (Docusaurus, Nextra, npm): not manifests.
+TOOL_JSON = frozenset(
+    {"_category_.json", "_meta.json", "package.json", "package-lock.json", "tsconfig.json"}
+)
+
+
 def is_docs_folder(path: Path) -> bool:
-    """Whether `--docs DIR` names documentation sources rather than a folder of manifests:
-    a documentation source at its top, or no `*.json` there but subfolders (Docusaurus
-    keeps its pages in them). An empty folder stays a folder of manifests to watch."""
+    """Whether `--docs DIR` names documentation sources rather than a folder of manifests.
+    A `*.json` at its top (not a docs tool's own) makes it a folder of manifests, as it
+    always was (`manifests/` keeps a README.md beside them); otherwise a documentation
+    source at its top, or subfolders (Docusaurus keeps its pages in them), make it a docs
+    folder. An empty folder stays a folder of manifests to watch."""
     from .ignore import skipped_name
 
     try:
@@ -48,10 +56,10 @@ def is_docs_folder(path: Path) -> bool:
             entries = [(e.name.lower(), e.is_dir()) for e in listing if not e.name.startswith(".")]
     except OSError:
         return False
+    if any(name.endswith(".json") and name not in TOOL_JSON for name, _ in entries):
+        return False
     if any(os.path.splitext(name)[1] in SOURCE_SUFFIXES for name, _ in entries):
         return True
-    if any(name.endswith(".json") for name, _ in entries):
-        return False
     return any(is_dir and not skipped_name(name, True) for name, is_dir in entries)
 
 

@@ -41,6 +41,7 @@ from .urls import is_url, site_base
 MARKDOWN = frozenset({".md", ".mdx", ".markdown"})
 RST = frozenset({".rst"})
 HTML = frozenset({".html", ".htm"})
+SCAN_FACTOR = 4  # source files looked at per page kept (room for --include/--exclude)
 MAX_FILE_BYTES = 10 * 1024 * 1024  # get_page's limit: a page it could not read is no page
 _GENERIC = frozenset({"docs", "doc", "documentation", "content", "src", "source", "pages"})
 _NAME_JUNK = re.compile(r"[^A-Za-z0-9._-]+")
@@ -95,7 +96,10 @@ class FolderSource:
         return tuple(self.scan())
 
     def scan(self) -> Iterator[tuple[str, Signature]]:
-        """(path inside the folder, signature) of each source file, in a stable order."""
+        """(path inside the folder, signature) of each source file, in a stable order; at
+        most `SCAN_FACTOR` x the page limit of them (a folder of a million files is not read
+        to the end to keep 50,000 pages)."""
+        left = SCAN_FACTOR * (self.options.max_pages or self.options.limits.published_max_pages)
         rules: list[ignore.Rule] = []
         budget = ignore.MAX_RULES
         real_root = str(self.root)
@@ -134,6 +138,9 @@ class FolderSource:
                 if rules and ignore.ignored(rules, path, False):
                     continue
                 yield "/".join(path), (info.st_size, info.st_mtime_ns, info.st_ino)
+                left -= 1
+                if not left:
+                    return
             stack.extend(reversed(folders))
 
     def _is_source(self, name: str) -> bool:

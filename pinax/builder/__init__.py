@@ -2,7 +2,8 @@
 polite crawl, turned into a deterministic manifest.
 
 This package's door. `build_manifest` makes a manifest from a source and `BuildOptions`,
-reporting to a `ConsoleReporter`; `publish_manifest` puts it in place (or checks it);
+reporting to a `ConsoleReporter` (`run_build`: the same, run to its end for a command);
+`publish_manifest` puts it in place (or checks it);
 `resolve_docs` lets `--docs` take a site URL or published file; `FolderSource` reads a
 folder of documentation sources (rebuilt cheaply when it changes), `is_docs_folder` tells
 one from a folder of manifests. Importing this package is
@@ -17,6 +18,7 @@ from pinax.lazy import lazy_names
 if TYPE_CHECKING:
     from pinax.builder.console import ConsoleReporter
     from pinax.builder.core import build as build_manifest
+    from pinax.builder.core import run_build
     from pinax.builder.folder import FolderSource
     from pinax.builder.model import BuildOptions
     from pinax.builder.publish import publish as publish_manifest
@@ -29,6 +31,7 @@ __getattr__ = lazy_names(
         "ConsoleReporter": "console",
         "FolderSource": "folder",
         "publish_manifest": "publish:publish",
+        "run_build": "core",
     },
 )
 
@@ -40,4 +43,5 @@ __all__ = [
     "is_docs_folder",
     "publish_manifest",
     "resolve_docs",
+    "run_build",
 ]

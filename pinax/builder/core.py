@@ -46,6 +46,22 @@ def kind_from_name(path: str) -> str | None:
     return None
 
 
+def run_build(source: str, options: BuildOptions, reporter: Reporter) -> Manifest:
+    """`build` run to its end, for a command. The manifest is kept off the asyncio task:
+    as Python 3.11's runner ends, it asks `signal.getsignal` about a handler that names the
+    task, whose repr (its result included) is made and thrown away, and for 10,000 pages
+    with their outlines that took most of a second."""
+    import asyncio
+
+    box: list[Manifest] = []
+
+    async def inner() -> None:
+        box.append(await build(source, options, reporter))
+
+    asyncio.run(inner())
+    return box[0]
+
+
 async def build(source: str, options: BuildOptions, reporter: Reporter) -> Manifest:
     if not is_url(source) and Path(source).is_dir():  # a docs folder: nothing to fetch
         return FolderSource(Path(source), options).build(reporter).manifest

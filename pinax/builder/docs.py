@@ -115,11 +115,9 @@ def _build_into(
     site_url: str | None,
     credentials: Any = None,
 ) -> None:
-    import asyncio
-
     from pinax.manifest import dump
 
-    from .core import build
+    from .core import run_build
     from .model import BuildOptions  # the HTTP stack: only when a build runs
     from .output import write_atomic
 
@@ -128,7 +126,7 @@ def _build_into(
     )
 
     reporter.note(f"building a manifest of {source} (cached in {target.parent})")
-    manifest = _own_origin_only(asyncio.run(build(source, options, reporter)), source)
+    manifest = _own_origin_only(run_build(source, options, reporter), source)
     write_atomic(target, dump(manifest))
 
 

@@ -21,7 +21,7 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -226,10 +226,12 @@ class FolderSource:
             title=parsed.title,
             section=self._section(path, url),
             description=parsed.description,
-            outline=parsed.outline,
         )
+        # The outline comes from `outline_of`, which keeps to the manifest's own bounds
+        # (levels, lengths, anchors, count): the rest is checked as a manifest's page is.
         one = {"pinax_manifest": 1, "name": "folder", "url": site, "pages": [page.to_dict()]}
-        return manifest_io.from_dict(one, f"<build of {self.root / path}>").pages[0]
+        checked = manifest_io.from_dict(one, f"<build of {self.root / path}>").pages[0]
+        return replace(checked, outline=parsed.outline)
 
     def _url(self, path: str, site: str, parsed: Parsed) -> str:
         if not self.options.site_url:

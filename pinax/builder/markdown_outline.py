@@ -37,12 +37,24 @@ def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
             continue
         level, text = found_heading
         text, anchor = _custom_id(text)
-        text = " ".join(_ESCAPE.sub(r"\1", _MARKS.sub("", _LINK.sub(r"\1", text))).split())
+        text = " ".join(_plain(text).split())
         if level == 1 and title is None:
             title = text or None
         elif text:
             found.append((level, text, anchor))
     return title, outline_of(tuple(found))
+
+
+def _plain(text: str) -> str:
+    """A heading's text without links, code and emphasis marks, tags and escapes (each
+    regex run only when its character is there: most headings are plain words)."""
+    if "[" in text:
+        text = _LINK.sub(r"\1", text)
+    if "`" in text or "**" in text or "__" in text or "<" in text:
+        text = _MARKS.sub("", text)
+    if "\\" in text:
+        text = _ESCAPE.sub(r"\1", text)
+    return text
 
 
 def _outside_code(lines: list[str]) -> Iterator[tuple[int, str]]:

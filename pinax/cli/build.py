@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -106,7 +105,7 @@ def build(
 ) -> None:
     """Build a manifest from a docs site or a file it publishes."""
     setup_logging(log_level)
-    from pinax.builder import BuildOptions, ConsoleReporter, build_manifest, publish_manifest
+    from pinax.builder import BuildOptions, ConsoleReporter, publish_manifest, run_build
     from pinax.manifest import dump, load
     from pinax.pages import default_cache_dir
 
@@ -140,7 +139,7 @@ def build(
     )
     reporter = ConsoleReporter(quiet=quiet)
     try:
-        manifest = asyncio.run(build_manifest(source, options, reporter))
+        manifest = run_build(source, options, reporter)
         if output is None:
             sys.stdout.write(safe(dump(manifest)))
             return

@@ -84,7 +84,8 @@ def serve(
         float | None,
         typer.Option(
             "--watch-interval",
-            help="Seconds between checks for changes [default: 1; 0.5 with a docs folder].",
+            help="Seconds between checks for changes [default: 1; 0.25 with a docs folder, "
+            "longer for a big one].",
             min=0.05,
             show_default=False,
         ),
@@ -121,7 +122,7 @@ def serve(
                     weights,
                 ),
                 [Path(arg) for arg in others],
-                watch_interval if watch_interval is not None else 0.5 if folders else 1.0,
+                watch_interval if watch_interval is not None else 0.25 if folders else 1.0,
                 folders.signature if folders else None,
             )
         except PinaxError as exc:

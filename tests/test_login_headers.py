@@ -148,7 +148,9 @@ def test_credentials_parse_by_exact_origin_and_never_show_a_value() -> None:
     for bad, why in (
         (f"docs.corp.com Authorization {SECRET}", "expected ORIGIN=Name: value"),
         (f"https://docs.corp.com/path=Authorization: {SECRET}", "not an origin"),
-        (f"docs.corp.com=Host: {SECRET}", "not a header Pinax may send"),
+        (f"X-Token: {SECRET}=a:b", "not an origin"),  # the origin left out
+        (f"docs.corp.com=Bearer {SECRET}: x", "not a header name"),
+        (f"docs.corp.com=Host: {SECRET}", "Host is a header Pinax sets itself"),
         ("docs.corp.com=Authorization: ${MISSING}", "MISSING is not set"),
     ):
         with pytest.raises(InvalidArgs, match=why) as raised:

@@ -94,16 +94,19 @@ def _one(text: str, number: int, environ: Mapping[str, str]) -> tuple[Origin, st
         )
     target, name = target.strip(), name.strip()
     url = target if "://" in target else f"https://{target}"
+    # The messages quote nothing the operator typed but a valid header name: a value
+    # typed in the wrong place must not end up on a terminal or in a log.
+    not_origin = f"{where}: the part before '=' is not an origin (https://host[:port], no path)"
     try:
         scheme, host, port = origin_of(url)
     except ValueError:
-        raise InvalidArgs(f"{where}: {target[:200]!r} is not a host or an origin") from None
+        raise InvalidArgs(not_origin) from None
     if scheme not in ("http", "https") or not host or url.rstrip("/").count("/") > 2:
-        raise InvalidArgs(
-            f"{where}: {target[:200]!r} is not an origin (https://host[:port], no path)"
-        )
-    if not _NAME.fullmatch(name) or name.lower() in _FORBIDDEN:
-        raise InvalidArgs(f"{where}: {name[:100]!r} is not a header Pinax may send")
+        raise InvalidArgs(not_origin)
+    if not _NAME.fullmatch(name):
+        raise InvalidArgs(f"{where}: the part before ':' is not a header name")
+    if name.lower() in _FORBIDDEN:
+        raise InvalidArgs(f"{where}: {name} is a header Pinax sets itself")
     value = _expand(value.strip(), where, environ)
     if any(c in value for c in "\r\n\0"):
         raise InvalidArgs(f"{where}: the value of {name} holds a line break or NUL")

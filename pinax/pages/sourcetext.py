@@ -14,6 +14,8 @@ MAX_FRONT_MATTER = 64 * 1024  # characters: front matter is a few lines of metad
 _RST_ADORNMENT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _RST_TARGET = re.compile(r"\.\. _([^:`]{1,200}):\s*$")
 _ID_JUNK = re.compile(r"[^a-z0-9]+")
+_RST_ROLE = re.compile(r":[A-Za-z0-9_.+-]{1,40}(?::[A-Za-z0-9_.+-]{1,40})?:`([^`\n]{1,300})`")
+_RST_LITERAL = re.compile(r"``([^`\n]{1,300})``")
 _MDX_IMPORT = re.compile(r"import\s[^\n]{0,500}?\sfrom\s+[\"'][^\"'\n]{1,300}[\"'];?\s*$")
 
 
@@ -93,7 +95,7 @@ def rst_to_markdown(text: str) -> str:
         level = min(styles.index(style) + 1, 6)
         label = _pending_target(out)  # the target line becomes the heading's {#id}
         suffix = f" {{#{label}}}" if label else ""
-        out.append(f"{'#' * level} {title}{suffix}")
+        out.append(f"{'#' * level} {_rst_inline(title)}{suffix}")
         i += used
     return "\n".join(out)
 
@@ -115,6 +117,21 @@ def _rst_title(lines: list[str], i: int) -> tuple[str, tuple[str, bool], int] | 
             return None  # the last line of a paragraph over a transition, not a title
         return line.strip(), (under[0], False), 2
     return None
+
+
+def _rst_inline(title: str) -> str:
+    """A section title's inline markup as Sphinx shows it: a role (`:mod:`!json``) as code
+    with its text only, a ``literal`` as code, `---` as an em dash."""
+    title = _RST_ROLE.sub(lambda m: f"`{_role_text(m.group(1))}`", title)
+    title = _RST_LITERAL.sub(r"`\1`", title)
+    return title.replace(" --- ", " \u2014 ").replace(" -- ", " \u2013 ")
+
+
+def _role_text(text: str) -> str:
+    text = text.lstrip("!~")
+    if text.endswith(">") and " <" in text:  # :ref:`the text <target>`
+        text = text[: text.rindex(" <")]
+    return text
 
 
 def _is_adornment(line: str) -> bool:

@@ -224,7 +224,7 @@ class FolderSource:
         page = Page(
             url=url,
             title=parsed.title,
-            section=self._section(path, url),
+            section=parent_section(url),
             description=parsed.description,
         )
         # The outline comes from `outline_of`, which keeps to the manifest's own bounds
@@ -237,13 +237,6 @@ class FolderSource:
         if not self.options.site_url:
             return (self.root / path).as_uri()
         return urljoin(site, layouts.page_path(path, self.layout, parsed.meta))
-
-    def _section(self, path: str, url: str) -> str:
-        """The URL's parent; for a `file:` URL, the file's folder inside the docs folder
-        (`/guide`), not its place on this machine."""
-        if self.options.site_url:
-            return parent_section(url)
-        return "/" + path.rpartition("/")[0]
 
     def _read(self, path: str) -> Parsed | None:
         self.reads += 1

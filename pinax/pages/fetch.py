@@ -379,11 +379,13 @@ def _login_problem(url: str, response: httpx.Response, sent: bool) -> str:
             f"{what}: the site refused the credentials given for {origin} (check the "
             "--header values or the variables they name)"
         )
-    return (
-        f"{what}: the site wants credentials; give them when starting Pinax with "
-        f"--header '{origin}=Authorization: Bearer ${{TOKEN}}' (the value read from the "
-        "TOKEN environment variable) or --headers-file FILE"
+    how = (
+        f"give them when starting Pinax with --header '{origin}=Authorization: Bearer "
+        "${TOKEN}' (the value read from the TOKEN environment variable) or --headers-file FILE"
     )
+    if response.status_code == 401:
+        return f"{what}: the site wants credentials; {how}"
+    return f"{what}: the site refused access; if it is behind a login, it wants credentials: {how}"
 
 
 def _retry_after(value: str | None) -> str:

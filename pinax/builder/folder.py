@@ -41,6 +41,7 @@ from .urls import is_url, site_base
 MARKDOWN = frozenset({".md", ".mdx", ".markdown"})
 RST = frozenset({".rst"})
 HTML = frozenset({".html", ".htm"})
+MAX_REMEMBERED = 500_000  # ignore verdicts kept between looks at the folder
 SCAN_FACTOR = 4  # source files looked at per page kept (room for --include/--exclude)
 MAX_FILE_BYTES = 10 * 1024 * 1024  # get_page's limit: a page it could not read is no page
 _GENERIC = frozenset({"docs", "doc", "documentation", "content", "src", "source", "pages"})
@@ -90,6 +91,10 @@ class FolderSource:
             )
         self.text_is_rst = self.layout == "sphinx" or (self.root / "conf.py").is_file()
         self.reads = 0  # files read (parsed) since creation: a rebuild reads only changes
+        # The .gitignore files seen together (folder, text) -> a number, and the ignore
+        # verdicts by (that number, path, is a folder).
+        self._rule_sets: dict[tuple[tuple[tuple[str, ...], str], ...], int] = {}
+        self._verdicts: dict[tuple[int, tuple[str, ...], bool], bool] = {}
 
     def signature(self) -> tuple[tuple[str, Signature], ...]:
         """The folder's source files and their stat: any change to a page changes this."""
@@ -101,6 +106,8 @@ class FolderSource:
         to the end to keep 50,000 pages)."""
         left = SCAN_FACTOR * (self.options.max_pages or self.options.limits.published_max_pages)
         rules: list[ignore.Rule] = []
+        applied: tuple[tuple[tuple[str, ...], str], ...] = ()  # the .gitignore files so far
+        version = self._rule_sets.setdefault(applied, len(self._rule_sets))
         budget = ignore.MAX_RULES
         real_root = str(self.root)
         stack: list[tuple[str, ...]] = [()]
@@ -114,9 +121,12 @@ class FolderSource:
                 continue
             gitignore = next((e for e in entries if e.name == ".gitignore"), None)
             if gitignore is not None and budget > 0:
-                found = ignore.parse_gitignore(_small_text(gitignore.path), parts, budget)
+                text = _small_text(gitignore.path)
+                found = ignore.parse_gitignore(text, parts, budget)
                 rules = [*rules, *found]
                 budget -= len(found)
+                applied = (*applied, (parts, text))
+                version = self._rule_sets.setdefault(applied, len(self._rule_sets))
             folders = []
             for entry in entries:
                 if ignore.skipped_name(entry.name, top=not parts):
@@ -128,20 +138,33 @@ class FolderSource:
                 except OSError:
                     continue
                 if stat.S_ISDIR(info.st_mode):
-                    if not is_link and not (rules and ignore.ignored(rules, path, True)):
+                    if not is_link and not (rules and self._ignored(rules, version, path, True)):
                         folders.append(path)
                     continue  # a linked folder is not followed: it may loop or lead out
                 if not stat.S_ISREG(info.st_mode) or not self._is_source(entry.name):
                     continue
                 if is_link and not _inside(entry.path, real_root):
                     continue
-                if rules and ignore.ignored(rules, path, False):
+                if rules and self._ignored(rules, version, path, False):
                     continue
                 yield "/".join(path), (info.st_size, info.st_mtime_ns, info.st_ino)
                 left -= 1
                 if not left:
                     return
             stack.extend(reversed(folders))
+
+    def _ignored(
+        self, rules: list[ignore.Rule], version: int, path: tuple[str, ...], is_folder: bool
+    ) -> bool:
+        """`ignore.ignored`, remembered while the .gitignore files stay the same: a watcher
+        looks at the folder every fraction of a second, and the answers do not change."""
+        key = (version, path, is_folder)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            if len(self._verdicts) > MAX_REMEMBERED:
+                self._verdicts.clear()
+            verdict = self._verdicts[key] = ignore.ignored(rules, path, is_folder)
+        return verdict
 
     def _is_source(self, name: str) -> bool:
         suffix = os.path.splitext(name)[1].lower()

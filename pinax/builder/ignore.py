@@ -16,16 +16,20 @@ ALWAYS_SKIPPED = frozenset({"node_modules", "__pycache__"})
 # Output folders generators write beside their sources (Sphinx, Jekyll, MkDocs, Hugo,
 # Docusaurus, mdBook...): skipped at the top of the folder, where the tools put them.
 BUILD_OUTPUT = frozenset({"_build", "build", "_site", "site", "public", "dist", "out", "book"})
-MAX_RULES = 2000  # lines of .gitignore read, all files together
+MAX_RULES = 500  # lines of .gitignore read, all files together
 MAX_PATTERN = 500  # characters of one pattern
 
 Token = tuple[str, str]  # ("*", "") | ("?", "") | ("=", char) | ("[", class body)
+# One path segment's pattern: (kind, fixed text, tokens). The common shapes are matched by
+# a string method ("eq" `docs`, "suffix" `*.log`, "prefix" `.env*`, "any" `*`), the rest
+# ("glob") by the wildcard walk.
+Segment = tuple[str, str, tuple[Token, ...]]
 
 
 @dataclass(frozen=True)
 class Rule:
     base: tuple[str, ...]  # the folder whose .gitignore holds it, as path segments
-    segments: tuple[tuple[Token, ...] | None, ...]  # None: `**`
+    segments: tuple[Segment | None, ...]  # None: `**`
     anchored: bool
     negated: bool
     folders_only: bool
@@ -52,7 +56,7 @@ def parse_gitignore(text: str, base: tuple[str, ...], budget: int = MAX_RULES) -
         line = line.lstrip("/")
         if not line:
             continue
-        parts = tuple(None if part == "**" else _tokens(part) for part in line.split("/"))
+        parts = tuple(None if part == "**" else _segment(part) for part in line.split("/"))
         rules.append(Rule(base, parts, anchored, negated, folders_only))
     return rules
 
@@ -71,10 +75,35 @@ def ignored(rules: list[Rule], path: tuple[str, ...], is_folder: bool) -> bool:
         if rule.anchored:
             hit = _match_path(rule.segments, rest)
         else:  # a bare name matches at any depth
-            hit = _match_segment(rule.segments[0], rest[-1]) if rule.segments[0] else True
+            hit = _match_one(rule.segments[0], rest[-1]) if rule.segments[0] else True
         if hit:
             verdict = not rule.negated
     return verdict
+
+
+def _segment(pattern: str) -> Segment:
+    tokens = _tokens(pattern)
+    literal = all(kind == "=" for kind, _ in tokens)
+    if literal:
+        return "eq", "".join(char for _, char in tokens), tokens
+    if tokens == (("*", ""),):
+        return "any", "", tokens
+    inner = tokens[1:] if tokens[0][0] == "*" else tokens[:-1] if tokens[-1][0] == "*" else ()
+    if inner and all(kind == "=" for kind, _ in inner):
+        kind = "suffix" if tokens[0][0] == "*" else "prefix"
+        return kind, "".join(char for _, char in inner), tokens
+    return "glob", "", tokens
+
+
+def _match_one(segment: Segment, name: str) -> bool:
+    kind, fixed, tokens = segment
+    if kind == "eq":
+        return name == fixed
+    if kind == "suffix":
+        return name.endswith(fixed)
+    if kind == "prefix":
+        return name.startswith(fixed)
+    return kind == "any" or _match_segment(tokens, name)
 
 
 def _tokens(pattern: str) -> tuple[Token, ...]:
@@ -141,7 +170,7 @@ def _match_segment(tokens: tuple[Token, ...], name: str) -> bool:
     return t == len(tokens)
 
 
-def _match_path(segments: tuple[tuple[Token, ...] | None, ...], path: tuple[str, ...]) -> bool:
+def _match_path(segments: tuple[Segment | None, ...], path: tuple[str, ...]) -> bool:
     """The same walk one level up: `**` is the star, a segment pattern the character."""
     s = p = 0
     star_s = star_p = -1
@@ -149,7 +178,7 @@ def _match_path(segments: tuple[tuple[Token, ...] | None, ...], path: tuple[str,
         if s < len(segments) and segments[s] is None:
             star_s, star_p = s, p
             s += 1
-        elif s < len(segments) and _match_segment(segments[s], path[p]):  # type: ignore[arg-type]
+        elif s < len(segments) and _match_one(segments[s], path[p]):  # type: ignore[arg-type]
             s += 1
             p += 1
         elif star_s >= 0:

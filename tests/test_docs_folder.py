@@ -381,3 +381,17 @@ def test_html_and_mdx_sources(tmp_path: Path) -> None:
     assert "Skip to content" not in html["markdown"]  # extracted, not the whole page
     mdx = anyio.run(lambda: tools.get_page(pages["tabs.mdx"].url))["markdown"]
     assert mdx.startswith("# Tabs") and 'import a from "b";' in mdx
+
+
+def test_the_layout_is_read_from_the_generators_config(tmp_path: Path) -> None:
+    from pinax.builder.layouts import detect
+
+    (tmp_path / "site" / "content" / "en").mkdir(parents=True)
+    (tmp_path / "site" / "hugo.toml").write_text("baseURL = 'https://x.org/'\n")
+    assert detect(tmp_path / "site" / "content" / "en") == "hugo"
+    (tmp_path / "proj" / "docs").mkdir(parents=True)
+    (tmp_path / "proj" / "mkdocs.yml").write_text("site_name: x\n")
+    assert detect(tmp_path / "proj" / "docs") == "mkdocs"
+    (tmp_path / "proj" / "docs" / "conf.py").write_text("project = 'x'\n")
+    assert detect(tmp_path / "proj" / "docs") == "sphinx"
+    assert detect(tmp_path) == "plain"

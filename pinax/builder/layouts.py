@@ -27,8 +27,9 @@ _INDEX = frozenset({"index", "readme"})
 
 
 def detect(folder: Path) -> str:
-    """The layout a folder's generator suggests (its config file, here or one level up)."""
-    for place in (folder, folder.parent):
+    """The layout a folder's generator suggests: its config file, here or up to two levels
+    up (Hugo's `content/en/` lies two below its `hugo.toml`)."""
+    for place in (folder, folder.parent, folder.parent.parent):
         names = {p.name for p in _listing(place)}
         if "mkdocs.yml" in names or "mkdocs.yaml" in names:
             return "mkdocs"

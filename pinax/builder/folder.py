@@ -185,9 +185,9 @@ class FolderSource:
         options = self.options
         patterns = Patterns(options.include, options.exclude)
         max_pages = options.max_pages or options.limits.published_max_pages
-        site = site_base(options.site_url) if options.site_url else self.root.as_uri() + "/"
         if options.site_url and not is_url(options.site_url):
             raise InvalidArgs(f"--url {options.site_url!r} is not an http(s) URL")
+        site = site_base(options.site_url) if options.site_url else self.root.as_uri() + "/"
         known: dict[str, tuple[Signature, Page | None]] = {}
         pages: list[Page] = []
         files: dict[str, str] = {}

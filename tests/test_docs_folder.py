@@ -395,3 +395,17 @@ def test_the_layout_is_read_from_the_generators_config(tmp_path: Path) -> None:
     (tmp_path / "proj" / "docs" / "conf.py").write_text("project = 'x'\n")
     assert detect(tmp_path / "proj" / "docs") == "sphinx"
     assert detect(tmp_path) == "plain"
+
+
+@pytest.mark.slow
+def test_a_folder_of_10000_markdown_files_builds_under_10_s(tmp_path: Path) -> None:
+    from bench.bench_folder import make_folder
+    from tests.serving import run_pinax
+
+    make_folder(tmp_path / "docs", 10_000)
+    started = time.perf_counter()
+    result = run_pinax("build", str(tmp_path / "docs"), "-o", str(tmp_path / "m.json"), "-q")
+    took = time.perf_counter() - started
+    assert result.returncode == 0, result.stderr
+    assert len(json.loads((tmp_path / "m.json").read_text())["pages"]) == 10_000
+    assert took < 10.0, f"built in {took:.1f} s"

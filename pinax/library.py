@@ -312,6 +312,12 @@ class Library:
             raise NotFound(f"--content names {name!r}, which is not a loaded manifest{hint}")
         return library
 
+    def with_manifests(self, manifests: Sequence[Manifest]) -> Library:
+        """This library and `manifests` (built in memory, say from a docs folder) in one."""
+        joined = Library(manifests, docs=self.all())
+        joined._content_dir = self._content_dir
+        return joined
+
     def load_contents(self) -> None:
         """Index every manifest's content file now (kept on disk beside the search indexes
         when loaded with an index folder); a bad file costs its manifest the content only."""

@@ -341,11 +341,18 @@ def _required_url(data: dict[str, Any], key: str, source: str, place: str) -> st
     try:
         parts = urlsplit(value)
         absolute = parts.scheme in ("http", "https") and bool(parts.hostname)
+        # A docs folder's pages without a site: `file:///abs/path` (get_page reads such a
+        # page only from a folder being served, never because a manifest names it).
+        absolute = absolute or (
+            parts.scheme == "file" and not parts.netloc and parts.path.startswith("/")
+        )
     except ValueError:
         absolute = False
     if not absolute or any(c.isspace() for c in value):
         where = f"{place}.{key}" if place else key
-        raise ManifestError(source, where, f"{value!r} is not an absolute http(s) URL")
+        raise ManifestError(
+            source, where, f"{value!r} is not an absolute http(s) URL (nor a file: URL)"
+        )
     return value
 
 

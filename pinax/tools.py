@@ -24,13 +24,14 @@ from pinax.library import (
     did_you_mean,
     index_state,
 )
-from pinax.manifest import Page
+from pinax.manifest import Manifest, Page
 from pinax.pages import (
     DEFAULT_MAX_TOKENS,
     DEFAULT_TTL,
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
     AddressPolicy,
+    Credentials,
     PageCache,
     SectionNotFound,
     UrlPolicy,
@@ -102,6 +103,8 @@ class Tools:
         read_pages: bool = True,
         unavailable: Sequence[Mapping[str, str]] = (),
         contents: Mapping[str, Path] | None = None,
+        folders: Sequence[tuple[Manifest, Mapping[str, tuple[Path, str]]]] = (),
+        credentials: Credentials | None = None,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -112,9 +115,18 @@ class Tools:
         networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
         allowance. `unavailable` lists requested docs that could not be loaded. `contents`
         names content files for manifests by name (others use the one beside them).
+
+        `folders` are docs folders built in memory, each with its pages' files (page URL ->
+        (folder, path inside it)): get_page reads those pages from disk, and never fetches
+        anything else from a folder's site (only loaded manifests open a site).
+        `credentials` are headers for sites behind a login, each sent to its origin only.
         """
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / INDEX_FOLDER, contents=contents)
+        sites = library.site_roots()
+        if folders:
+            library = library.with_manifests([manifest for manifest, _ in folders])
+        local = {url: place for _, files in folders for url, place in files.items()}
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
@@ -123,10 +135,11 @@ class Tools:
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
 
         def make_reader() -> PageReader:
-            from pinax.pages import PageReader
+            from pinax.pages import LocalFiles, PageReader
 
-            policy = UrlPolicy(site_origins(library.site_roots()), addresses)
-            return PageReader(policy, cache)
+            policy = UrlPolicy(site_origins(sites), addresses)
+            files = LocalFiles(local) if local else None
+            return PageReader(policy, cache, files=files, credentials=credentials)
 
         return cls(library, None, ttls, make_reader, unavailable)
 

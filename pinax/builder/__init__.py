@@ -2,21 +2,26 @@
 polite crawl, turned into a deterministic manifest.
 
 This package's door. `build_manifest` makes a manifest from a source and `BuildOptions`,
-reporting to a `ConsoleReporter`; `publish_manifest` puts it in place (or checks it);
-`resolve_docs` lets `--docs` take a site URL or published file; `previous_texts` reads the
-content file of a manifest built earlier (`--content` reuses the text of unchanged pages).
-Importing this package is cheap: the network and parsing modules load only when a build runs.
+reporting to a `ConsoleReporter` (`run_build`: the same, run to its end for a command);
+`publish_manifest` puts it in place (or checks it); `resolve_docs` lets `--docs` take a site
+URL or published file; `previous_texts` reads the content file of a manifest built earlier
+(`--content` reuses the text of unchanged pages); `FolderSource` reads a folder of
+documentation sources (rebuilt cheaply when it changes), `is_docs_folder` tells one from a
+folder of manifests. Importing this package is cheap: the network and parsing modules load
+only when a build runs.
 """
 
 from typing import TYPE_CHECKING
 
-from pinax.builder.docs import resolve_docs
+from pinax.builder.docs import is_docs_folder, resolve_docs
 from pinax.lazy import lazy_names
 
 if TYPE_CHECKING:
     from pinax.builder.companion import previous_texts
     from pinax.builder.console import ConsoleReporter
     from pinax.builder.core import build as build_manifest
+    from pinax.builder.core import run_build
+    from pinax.builder.folder import FolderSource
     from pinax.builder.model import BuildOptions
     from pinax.builder.publish import publish as publish_manifest
 
@@ -26,16 +31,21 @@ __getattr__ = lazy_names(
         "build_manifest": "core:build",
         "BuildOptions": "model",
         "ConsoleReporter": "console",
+        "FolderSource": "folder",
         "publish_manifest": "publish:publish",
         "previous_texts": "companion",
+        "run_build": "core",
     },
 )
 
 __all__ = [
     "BuildOptions",
     "ConsoleReporter",
+    "FolderSource",
     "build_manifest",
+    "is_docs_folder",
     "previous_texts",
     "publish_manifest",
     "resolve_docs",
+    "run_build",
 ]

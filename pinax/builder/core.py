@@ -1,9 +1,10 @@
 """`build(source)`: a manifest from a site URL, or from a file the site publishes.
 
 A source is a site URL (discovered: see discover.py), the URL of a published file
-(`llms.txt`, `sitemap.xml[.gz]`, a sitemap index, `objects.inv`), or such a file on disk
+(`llms.txt`, `sitemap.xml[.gz]`, a sitemap index, `objects.inv`), such a file on disk
 (its kind read from its first bytes; give the site with `--url` when its links are
-relative). The result is validated exactly as `pinax serve` will load it.
+relative), or a folder of documentation sources (see folder.py). The result is validated
+exactly as `pinax serve` will load it.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pinax.pages import AddressPolicy, Origin, origin_of
 from . import inventory, llms_source, llmstxt, local, sitemap_source
 from .content import sniff
 from .discover import discover
+from .folder import FolderSource
 from .model import BuildOptions, Found
 from .net import SiteAccess
 from .outlines import Validators, read_pages
@@ -45,6 +47,24 @@ def kind_from_name(path: str) -> str | None:
     return None
 
 
+def run_build(
+    source: str, options: BuildOptions, reporter: Reporter, texts: list[PageText] | None = None
+) -> Manifest:
+    """`build` run to its end, for a command. The manifest is kept off the asyncio task:
+    as Python 3.11's runner ends, it asks `signal.getsignal` about a handler that names the
+    task, whose repr (its result included) is made and thrown away, and for 10,000 pages
+    with their outlines that took most of a second."""
+    import asyncio
+
+    box: list[Manifest] = []
+
+    async def inner() -> None:
+        box.append(await build(source, options, reporter, texts))
+
+    asyncio.run(inner())
+    return box[0]
+
+
 async def build(
     source: str, options: BuildOptions, reporter: Reporter, texts: list[PageText] | None = None
 ) -> Manifest:
@@ -52,6 +72,12 @@ async def build(
     section is added to `texts`, in the manifest's page order."""
     if options.content and not options.outline:
         options = replace(options, outline=True)
+    if not is_url(source) and Path(source).is_dir():  # a docs folder: nothing to fetch
+        folder = FolderSource(Path(source), options)
+        manifest = folder.build(reporter).manifest
+        if texts is not None:
+            texts.extend(folder.texts(manifest))
+        return manifest
     if is_url(source):
         found, base, access = await _from_url(source, options, reporter)
     else:
@@ -202,4 +228,4 @@ def _access(origins: set[Origin], options: BuildOptions) -> SiteAccess:
     for host in options.allow_hosts:
         origins |= origins_for_host(host)
     addresses = AddressPolicy.from_env(options.allow_private)
-    return SiteAccess(origins, options.limits.fetch, options.delay, addresses)
+    return SiteAccess(origins, options.limits.fetch, options.delay, addresses, options.credentials)

@@ -11,11 +11,15 @@ The command's own options reach that build, so they mean there what they mean to
 `pinax build`: `--allow-private` (a site on an intranet) and `--url` (the site a local
 llms.txt, sitemap or objects.inv describes; a local file only, as one URL cannot be the site
 of several URLs).
+
+A folder is either a folder of manifests or a folder of documentation sources, which the
+command builds in memory itself (`is_docs_folder` tells which; see folder.py).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from pathlib import Path
@@ -30,6 +34,33 @@ if TYPE_CHECKING:
     from pinax.manifest import Manifest
 
 MANIFEST_MAX_AGE = 7 * 24 * 3600.0
+SOURCE_SUFFIXES = frozenset({".md", ".mdx", ".markdown", ".rst", ".html", ".htm"})
+
+
+# JSON files docs tools keep beside the pages (Docusaurus, Nextra, npm): not manifests.
+TOOL_JSON = frozenset(
+    {"_category_.json", "_meta.json", "package.json", "package-lock.json", "tsconfig.json"}
+)
+
+
+def is_docs_folder(path: Path) -> bool:
+    """Whether `--docs DIR` names documentation sources rather than a folder of manifests.
+    A `*.json` at its top (not a docs tool's own) makes it a folder of manifests, as it
+    always was (`manifests/` keeps a README.md beside them); otherwise a documentation
+    source at its top, or subfolders (Docusaurus keeps its pages in them), make it a docs
+    folder. An empty folder stays a folder of manifests to watch."""
+    from .ignore import skipped_name
+
+    try:
+        with os.scandir(path) as listing:
+            entries = [(e.name.lower(), e.is_dir()) for e in listing if not e.name.startswith(".")]
+    except OSError:
+        return False
+    if any(name.endswith(".json") and name not in TOOL_JSON for name, _ in entries):
+        return False
+    if any(os.path.splitext(name)[1] in SOURCE_SUFFIXES for name, _ in entries):
+        return True
+    return any(is_dir and not skipped_name(name, True) for name, is_dir in entries)
 
 
 def resolve_docs(
@@ -39,9 +70,12 @@ def resolve_docs(
     max_age: float = MANIFEST_MAX_AGE,
     allow_private: tuple[str, ...] = (),
     site_url: str | None = None,
+    credentials: Any = None,
 ) -> Path:
     """The manifest file for a `--docs` argument, built (or rebuilt) when it is not one:
-    with the networks `allow_private` may reach and, for a local file, its `site_url`."""
+    with the networks `allow_private` may reach and, for a local file, its `site_url`;
+    `credentials` (pinax.pages.Credentials) for a site behind a login, whose manifest is
+    cached apart (under a hash of them: a private site's titles are not another's)."""
     text = str(arg)
     if is_url(text):
         source_time = None
@@ -54,12 +88,14 @@ def resolve_docs(
         text = str(path.resolve())
         source_time = path.stat().st_mtime
         label = path.stem
-    target = _cache_file(cache_dir, text if site_url is None else f"{text} {site_url}", label)
+    key = text if site_url is None else f"{text} {site_url}"
+    namespace = credentials.namespace if credentials else None
+    target = _cache_file(cache_dir, key if namespace is None else f"{key} {namespace}", label)
     if target.is_file() and _fresh(target, source_time, max_age):
         return target
     reporter = reporter or _console()
     try:
-        _build_into(text, target, reporter, allow_private, site_url)
+        _build_into(text, target, reporter, allow_private, site_url, credentials)
     except PinaxError as exc:
         if not target.is_file():
             raise
@@ -77,19 +113,20 @@ def _build_into(
     reporter: Reporter,
     allow_private: tuple[str, ...],
     site_url: str | None,
+    credentials: Any = None,
 ) -> None:
-    import asyncio
-
     from pinax.manifest import dump
 
-    from .core import build
+    from .core import run_build
     from .model import BuildOptions  # the HTTP stack: only when a build runs
     from .output import write_atomic
 
-    options = BuildOptions(site_url=site_url, allow_private=tuple(allow_private))
+    options = BuildOptions(
+        site_url=site_url, allow_private=tuple(allow_private), credentials=credentials
+    )
 
     reporter.note(f"building a manifest of {source} (cached in {target.parent})")
-    manifest = _own_origin_only(asyncio.run(build(source, options, reporter)), source)
+    manifest = _own_origin_only(run_build(source, options, reporter), source)
     write_atomic(target, dump(manifest))
 
 

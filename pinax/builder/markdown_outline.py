@@ -9,14 +9,16 @@ business, unknown from the Markdown alone.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from pinax.manifest import Heading
 
 from .sections import Cut
 
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
+_CANDIDATE = re.compile(r"^[ \t]{0,3}[#`~][^\n]*", re.M)  # a heading or a fence, maybe
 MAX_LINE = 2000  # a longer line is no heading worth an outline entry (titles stop at 500)
 _ANCHOR_TEXT = re.compile(r"[^\s#{}]{1,500}")
 _LINK = re.compile(r"!?\[([^\][]*)\]\([^()]*\)")  # linear: no run rescanned
@@ -38,13 +40,16 @@ def outline_cuts(markdown: str) -> tuple[str | None, list[Cut]]:
     title: str | None = None
     found: list[tuple[int, str, str | None]] = []
     lines: list[tuple[int, int, bool]] = []  # (start, end, the title's?) of each heading line
-    for _, line, start in _outside_code(markdown.split("\n")):
+    # Only lines that may open a heading or a fence matter: found by one regex scan, so a
+    # folder of 10,000 pages is not walked line by line in Python.
+    candidates = ((m.group(), m.start()) for m in _CANDIDATE.finditer(markdown))
+    for _, line, start in _outside_code(candidates):
         found_heading = _atx(line)
         if found_heading is None:
             continue
         level, text = found_heading
         text, anchor = _custom_id(text)
-        text = " ".join(_ESCAPE.sub(r"\1", _MARKS.sub("", _LINK.sub(r"\1", text))).split())
+        text = " ".join(_plain(text).split())
         is_title = level == 1 and title is None
         if is_title:
             title = text or None
@@ -57,14 +62,23 @@ def outline_cuts(markdown: str) -> tuple[str | None, list[Cut]]:
     return title, cuts
 
 
-def _outside_code(lines: list[str]) -> Iterator[tuple[int, str, int]]:
-    """(number, line, offset of its start) of the lines outside fenced code blocks, fences
-    left out."""
+def _plain(text: str) -> str:
+    """A heading's text without links, code and emphasis marks, tags and escapes (each
+    regex run only when its character is there: most headings are plain words)."""
+    if "[" in text:
+        text = _LINK.sub(r"\1", text)
+    if "`" in text or "**" in text or "__" in text or "<" in text:
+        text = _MARKS.sub("", text)
+    if "\\" in text:
+        text = _ESCAPE.sub(r"\1", text)
+    return text
+
+
+def _outside_code(lines: Iterable[tuple[str, int]]) -> Iterator[tuple[int, str, int]]:
+    """(number, line, offset of its start) of the (line, offset) pairs outside fenced code
+    blocks, fences left out."""
     fence: str | None = None
-    offset = 0
-    for i, line in enumerate(lines):
-        start = offset
-        offset += len(line) + 1
+    for i, (line, start) in enumerate(lines):
         opener = _FENCE.match(line)
         if fence is not None:
             if opener and opener.group(1).startswith(fence) and not line[opener.end() :].strip():
@@ -119,7 +133,7 @@ def full_text_pages(text: str) -> Iterator[tuple[str, str]]:
     line is the file's, not the page's: it is left out of the page's Markdown."""
     lines = text.split("\n")
     starts: list[tuple[int, int, str]] = []
-    for i, line, _ in _outside_code(lines):
+    for i, line, _ in _outside_code(zip(lines, itertools.repeat(0))):
         if not line.startswith("# "):
             continue
         for j in range(i + 1, min(len(lines), i + 1 + SOURCE_LOOKAHEAD)):

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pinax.content import PageText
 from pinax.manifest import Heading, Page
-from pinax.pages import Limits
+from pinax.pages import Credentials, Limits
 
 from .sections import Sections
 
@@ -37,6 +37,7 @@ class BuildOptions:
     name: str | None = None
     title: str | None = None
     site_url: str | None = None  # the site a local file describes (base of relative links)
+    layout: str | None = None  # a docs folder's generator, for its pages' URLs (layouts.py)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     max_pages: int | None = None  # None: the source's default from BuildLimits
@@ -56,6 +57,7 @@ class BuildOptions:
     check: bool = False  # --check: nothing is written, not even this download's validators
     # (a later build would take the site's 304 for the new version it never recorded)
     limits: BuildLimits = field(default_factory=BuildLimits)
+    credentials: Credentials | None = None  # headers for a site behind a login (--header)
 
 
 @dataclass

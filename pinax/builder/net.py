@@ -18,7 +18,16 @@ from urllib.robotparser import RobotFileParser
 import httpx
 
 from pinax.errors import FetchFailed, InvalidArgs
-from pinax.pages import AddressPolicy, Fetcher, Limits, Origin, Response, UrlPolicy, origin_of
+from pinax.pages import (
+    AddressPolicy,
+    Credentials,
+    Fetcher,
+    Limits,
+    Origin,
+    Response,
+    UrlPolicy,
+    origin_of,
+)
 
 from .urls import host_root
 
@@ -35,11 +44,12 @@ class SiteAccess:
         limits: Limits,
         delay: float = 0.0,
         addresses: AddressPolicy | None = None,
+        credentials: Credentials | None = None,
     ) -> None:
         self.origins = set(origins)
         addresses = addresses or AddressPolicy.from_env()
         self._policy = UrlPolicy(self.origins, addresses)
-        self.fetcher = Fetcher(self.check, limits, addresses=addresses)
+        self.fetcher = Fetcher(self.check, limits, addresses=addresses, credentials=credentials)
         self.delay = delay
         self._client: httpx.AsyncClient | None = None
         self._robots: dict[Origin, RobotFileParser] = {}

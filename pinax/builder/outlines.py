@@ -169,7 +169,12 @@ async def read_pages(
         known = {url: outline for url, outline in known.items() if url in known_texts}
     validators = validators or Validators(None)
     access.delay = max(options.delay, await access.crawl_delay(pages[0].url))
-    fetcher = Fetcher(access.check, Limits(), addresses=access.fetcher.addresses)
+    fetcher = Fetcher(
+        access.check,
+        Limits(),
+        addresses=access.fetcher.addresses,
+        credentials=access.fetcher.credentials,
+    )
     hosts: dict[str, asyncio.Semaphore] = {}
     found: dict[int, Read] = {}
     problems: Counter[str] = Counter()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 from typing import Annotated, Literal
@@ -11,8 +10,12 @@ import typer
 
 from pinax.cli.common import (
     AllowPrivateOption,
+    HeaderOption,
+    HeadersFileOption,
+    LayoutOption,
     LogLevelOption,
     SiteUrlOption,
+    credentials_or_fail,
     fail,
     safe,
     setup_logging,
@@ -24,8 +27,8 @@ def build(
     source: Annotated[
         str,
         typer.Argument(
-            help="A docs site URL, or a published llms.txt / sitemap.xml[.gz] / objects.inv "
-            "(URL or file).",
+            help="A docs site URL, a published llms.txt / sitemap.xml[.gz] / objects.inv "
+            "(URL or file), or a folder of documentation sources (Markdown, MDX, reST, HTML).",
             show_default=False,
         ),
     ],
@@ -38,6 +41,7 @@ def build(
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Site title.")] = None,
     site_url: SiteUrlOption = None,
+    layout: LayoutOption = None,
     include: Annotated[
         list[str] | None,
         typer.Option("--include", help="Keep only URLs matching this glob (repeatable)."),
@@ -64,6 +68,8 @@ def build(
         typer.Option("--allow-host", help="Also fetch from this host (repeatable)."),
     ] = None,
     allow_private: AllowPrivateOption = None,
+    header: HeaderOption = None,
+    headers_file: HeadersFileOption = None,
     concurrency: Annotated[
         int, typer.Option("--concurrency", min=1, max=64, help="Requests at once.")
     ] = 8,
@@ -110,9 +116,9 @@ def build(
     from pinax.builder import (
         BuildOptions,
         ConsoleReporter,
-        build_manifest,
         previous_texts,
         publish_manifest,
+        run_build,
     )
     from pinax.manifest import dump, load
     from pinax.pages import default_cache_dir
@@ -133,6 +139,7 @@ def build(
         name=name,
         title=title,
         site_url=site_url,
+        layout=layout,
         include=tuple(include or ()),
         exclude=tuple(exclude or ()),
         max_pages=max_pages,
@@ -149,10 +156,11 @@ def build(
         check=check,
         previous_texts=previous_texts(output, reporter) if content and output else {},
         cache_dir=default_cache_dir() if outline else None,
+        credentials=credentials_or_fail(header, headers_file),
     )
     texts: list | None = [] if content else None
     try:
-        manifest = asyncio.run(build_manifest(source, options, reporter, texts))
+        manifest = run_build(source, options, reporter, texts)
         if output is None:
             sys.stdout.write(safe(dump(manifest)))
             return

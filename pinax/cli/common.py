@@ -16,8 +16,9 @@ import typer
 from pinax.errors import FetchFailed, InvalidArgs, PinaxError
 
 DOCS_HELP = (
-    "A manifest file (JSON) or a folder of them, or a docs site URL / llms.txt / sitemap / "
-    "objects.inv to build one from (cached). Repeat for several docs sets."
+    "A manifest file (JSON) or a folder of them, a docs site URL / llms.txt / sitemap / "
+    "objects.inv to build one from (cached), or a folder of documentation sources (built in "
+    "memory). Repeat for several docs sets."
 )
 DocsOption = Annotated[
     list[str],
@@ -69,6 +70,37 @@ SiteUrlOption = Annotated[
         show_default=False,
     ),
 ]
+LayoutOption = Annotated[
+    str | None,
+    typer.Option(
+        "--layout",
+        metavar="GENERATOR",
+        help="A docs folder's generator, for its pages' URLs under --url: mkdocs, "
+        "docusaurus, hugo, sphinx or plain [default: from its config file, else plain].",
+        show_default=False,
+    ),
+]
+HeaderOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--header",
+        metavar="ORIGIN=NAME: VALUE",
+        help="A header for a site behind a login, sent to that origin only (never after a "
+        "redirect elsewhere), e.g. 'docs.corp.com=Authorization: Bearer ${DOCS_TOKEN}': "
+        "${VAR} is read from the environment. Repeatable.",
+        show_default=False,
+    ),
+]
+HeadersFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--headers-file",
+        metavar="FILE",
+        help="--header lines from a file (one per line, # comments); refused when other "
+        "users may read it.",
+        show_default=False,
+    ),
+]
 LogLevelOption = Annotated[
     str,
     typer.Option(
@@ -116,6 +148,20 @@ ContentOption = Annotated[
         "for a manifest you may not edit; else the one beside it is used. Repeatable.",
     ),
 ]
+
+
+def credentials_or_fail(headers: list[str] | None, headers_file: Path | None) -> Any:
+    """The `--header` and `--headers-file` credentials (None without any), or exit 2 saying
+    what is wrong without ever repeating a value."""
+    from pinax.pages import Credentials, read_headers_file
+
+    lines = list(headers or [])
+    try:
+        if headers_file is not None:
+            lines += read_headers_file(headers_file)
+        return Credentials.parse(lines) if lines else None
+    except PinaxError as exc:
+        fail(exc.message)
 
 
 def weights_or_fail(
@@ -208,6 +254,7 @@ def resolve_sources(
     cache_dir: Path | None = None,
     allow_private: list[str] | None = None,
     site_url: str | None = None,
+    credentials: Any = None,
 ) -> DocsSources:
     """The manifest files of the `--docs` arguments (a folder stands for its *.json files; a
     site URL or published file is built into the cache first, with `allow_private` and, for a
@@ -227,7 +274,11 @@ def resolve_sources(
             )
         try:
             path = resolve_docs(
-                arg, cache_dir, allow_private=tuple(allow_private or ()), site_url=site_url
+                arg,
+                cache_dir,
+                allow_private=tuple(allow_private or ()),
+                site_url=site_url,
+                credentials=credentials,
             )
         except PinaxError as exc:
             found.unavailable.append({"source": arg, "reason": exc.message})
@@ -247,17 +298,25 @@ def open_tools(
     read_pages: bool = True,
     site_url: str | None = None,
     contents: dict[str, Path] | None = None,
+    folders: Any = None,
+    credentials: Any = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
-    them, that is the error."""
+    them, that is the error. Docs folders are built in memory (`folders`: the `DocsFolders`
+    a server keeps between reloads, else made here)."""
+    from pinax.cli.folders import DocsFolders, split_docs
     from pinax.tools import Tools
 
     default, per_docs = parse_ttls(ttl or [])
-    sources = resolve_sources(docs, cache_dir, allow_private, site_url)
+    docs, folder_paths = split_docs(docs)
+    if folders is None:
+        folders = DocsFolders(folder_paths, site_url)
+    built = folders.build() if folders else []
+    sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)
     for missing in sources.unavailable:
         warn(f"--docs {missing['source']} is not loaded: {missing['reason']}")
-    if sources.unavailable and not sources.paths:
+    if sources.unavailable and not sources.paths and not built:
         raise FetchFailed(
             "no docs loaded: "
             + "; ".join(f"{m['source']}: {m['reason']}" for m in sources.unavailable)
@@ -271,6 +330,8 @@ def open_tools(
         read_pages,
         unavailable=sources.unavailable,
         contents=contents,
+        folders=built,
+        credentials=credentials,
     )
 
 
@@ -283,6 +344,7 @@ def load_tools(
     site_url: str | None = None,
     need_docs: bool = True,
     contents: dict[str, Path] | None = None,
+    credentials: Any = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -290,7 +352,14 @@ def load_tools(
         fail("give at least one manifest (or docs site URL) with --docs")
     try:
         tools = open_tools(
-            [str(d) for d in docs], cache_dir, ttl, allow_private, read_pages, site_url, contents
+            [str(d) for d in docs],
+            cache_dir,
+            ttl,
+            allow_private,
+            read_pages,
+            site_url,
+            credentials=credentials,
+            contents=contents,
         )
     except PinaxError as exc:
         fail(exc.message)

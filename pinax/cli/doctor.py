@@ -225,16 +225,18 @@ def diagnose(
     findings.report["versions"] = versions()
     findings.report["cache"] = check_cache(folder, findings)
     libraries: list[dict[str, Any]] = []
+    folders: list[dict[str, Any]] = []
     if docs:
+        others, folders = check_folders(docs, site_url, findings)
         try:
-            sources = resolve_sources(docs, cache_dir, allow_private, site_url)
+            sources = resolve_sources(others, cache_dir, allow_private, site_url)
         except PinaxError as exc:
             findings.problems.append(exc.message)
             sources = None
         if sources is not None:
             for missing in sources.unavailable:
                 findings.problems.append(f"--docs {missing['source']}: {missing['reason']}")
-            if not sources.paths and not sources.unavailable:
+            if not sources.paths and not sources.unavailable and len(others) == len(docs):
                 findings.problems.append("--docs named no manifest files")
             for path in sources.paths:
                 entry = check_manifest(path, folder, findings)
@@ -256,6 +258,7 @@ def diagnose(
         elif site.get("robots") == "disallows pinax":
             findings.warnings.append(f"{entry['name']}: robots.txt disallows Pinax")
     findings.report["docs"] = libraries
+    findings.report["folders"] = folders
     args = serve_args(docs, cache_dir, allow_private, site_url)
     findings.report["client"] = {
         "command": pinax_command(),
@@ -264,6 +267,25 @@ def diagnose(
     findings.report["problems"] = findings.problems
     findings.report["warnings"] = findings.warnings
     return findings
+
+
+def check_folders(
+    docs: list[str], site_url: str | None, findings: Findings
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """(the other `--docs`, what each docs folder builds to), a folder that does not build
+    being a problem."""
+    from pinax.cli.folders import DocsFolders, split_docs
+
+    others, paths = split_docs(docs)
+    found = []
+    for path in paths:
+        try:
+            ((manifest, _),) = DocsFolders([path], site_url).build()
+        except PinaxError as exc:
+            findings.problems.append(f"--docs {path}: {exc.message}")
+            continue
+        found.append({"name": manifest.name, "folder": str(path), "pages": len(manifest.pages)})
+    return others, found
 
 
 def screen(report: dict[str, Any]) -> list[str]:
@@ -298,6 +320,11 @@ def screen(report: dict[str, Any]) -> list[str]:
         else:
             said = f"NOT reachable: {site.get('error', 'no answer')}"
         lines.append(f"  site {site['url']}: {said}")
+    for entry in report.get("folders", []):
+        lines.append(
+            f"{entry['name']}: {plural(entry['pages'], 'page')} (docs folder {entry['folder']}, "
+            f"read from disk)"
+        )
     client = report["client"]["stdio"]["mcpServers"]["pinax"]
     lines.append(f"client (pinax config stdio): {json.dumps(client)}")
     for warning in report["warnings"]:

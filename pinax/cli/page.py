@@ -13,10 +13,13 @@ from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
     DocsOption,
+    HeaderOption,
+    HeadersFileOption,
     JsonOption,
     LogLevelOption,
     SiteUrlOption,
     TtlOption,
+    credentials_or_fail,
     fail,
     load_tools,
     safe,
@@ -44,11 +47,16 @@ def page(
     ] = None,
     as_json: JsonOption = False,
     site_url: SiteUrlOption = None,
+    header: HeaderOption = None,
+    headers_file: HeadersFileOption = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Print a page as Markdown, as the get_page tool returns it (metadata on stderr)."""
     setup_logging(log_level)
-    tools = load_tools(docs, cache_dir, ttl, allow_private, site_url=site_url)
+    credentials = credentials_or_fail(header, headers_file)
+    tools = load_tools(
+        docs, cache_dir, ttl, allow_private, site_url=site_url, credentials=credentials
+    )
     try:
         result = asyncio.run(tools.get_page(url, max_tokens, section, cursor))
     except PinaxError as exc:

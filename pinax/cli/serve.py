@@ -14,10 +14,14 @@ from pinax.cli.common import (
     ContentWeightOption,
     DocsOption,
     EmbeddingWeightOption,
+    HeaderOption,
+    HeadersFileOption,
+    LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
     SiteUrlOption,
     TtlOption,
+    credentials_or_fail,
     fail,
     load_tools,
     open_tools,
@@ -36,6 +40,9 @@ def serve(
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
     site_url: SiteUrlOption = None,
+    layout: LayoutOption = None,
+    header: HeaderOption = None,
+    headers_file: HeadersFileOption = None,
     lexical_weight: LexicalWeightOption = None,
     embedding_weight: EmbeddingWeightOption = None,
     content_weight: ContentWeightOption = None,
@@ -79,9 +86,15 @@ def serve(
         ),
     ] = False,
     watch_interval: Annotated[
-        float,
-        typer.Option("--watch-interval", help="Seconds between checks for changes.", min=0.05),
-    ] = 1.0,
+        float | None,
+        typer.Option(
+            "--watch-interval",
+            help="Seconds between checks for changes [default: 1; 0.25 with a docs folder, "
+            "longer for a big one].",
+            min=0.05,
+            show_default=False,
+        ),
+    ] = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Run the MCP server: stdio by default, or streamable HTTP with --http."""
@@ -90,23 +103,34 @@ def serve(
 
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)  # the defaults
     contents = parse_contents(content)
+    credentials = credentials_or_fail(header, headers_file)
     settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
     if http and (problem := settings.problem()):
         fail(problem)
     if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
+        from pinax.cli.folders import DocsFolders, split_docs
         from pinax.server import LiveTools
 
         try:
-            watched = [Path(arg) for arg in docs]
+            others, folder_paths = split_docs(docs)
+            folders = DocsFolders(folder_paths, site_url, layout)
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(
-                        docs, cache_dir, ttl, allow_private, site_url=site_url, contents=contents
+                        docs,
+                        cache_dir,
+                        ttl,
+                        allow_private,
+                        site_url=site_url,
+                        folders=folders,
+                        credentials=credentials,
+                        contents=contents,
                     ),
                     weights,
                 ),
-                watched,
-                watch_interval,
+                [Path(arg) for arg in others],
+                watch_interval if watch_interval is not None else 0.25 if folders else 1.0,
+                folders.signature if folders else None,
             )
         except PinaxError as exc:
             fail(exc.message)
@@ -119,6 +143,7 @@ def serve(
             site_url=site_url,
             need_docs=False,
             contents=contents,
+            credentials=credentials,
         )
         weighted(tools, weights)
     from pinax.server import create_server

@@ -12,6 +12,10 @@ the HTML parser on first use, so a process that never reads a page never imports
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline),
   `clean_markdown` (served Markdown without what the rendered page hides).
 - text: `visible_text` (Markdown as a reader sees it, for snippets), `strip_invisible`.
+- credentials: `Credentials` (headers for a site behind a login, by exact origin),
+  `read_headers_file`.
+- localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
+  `split_front_matter`, `rst_to_markdown`, `rst_id` (a source as its author wrote it).
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
@@ -28,6 +32,8 @@ from pinax.pages.budget import (
     window,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
+from pinax.pages.credentials import Credentials, read_headers_file
+from pinax.pages.localfiles import LocalFiles
 from pinax.pages.policy import (
     AddressPolicy,
     Origin,
@@ -36,6 +42,7 @@ from pinax.pages.policy import (
     origin_of,
     site_origins,
 )
+from pinax.pages.sourcetext import rst_id, rst_to_markdown, split_front_matter
 from pinax.pages.text import strip_invisible, visible_text
 
 if TYPE_CHECKING:
@@ -65,8 +72,10 @@ __all__ = [
     "MAX_MAX_TOKENS",
     "MIN_MAX_TOKENS",
     "AddressPolicy",
+    "Credentials",
     "Fetcher",
     "Limits",
+    "LocalFiles",
     "Origin",
     "PageCache",
     "PageHeading",
@@ -81,7 +90,11 @@ __all__ = [
     "heading_lines",
     "ip_literal",
     "origin_of",
+    "read_headers_file",
+    "rst_id",
+    "rst_to_markdown",
     "site_origins",
+    "split_front_matter",
     "strip_invisible",
     "visible_text",
     "window",

@@ -22,7 +22,7 @@ from email.message import Message
 from email.utils import parsedate_to_datetime
 from time import time
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 import anyio
 import httpcore
@@ -30,6 +30,7 @@ import httpx
 
 from pinax import __version__
 from pinax.errors import FetchFailed, InvalidArgs
+from pinax.pages.credentials import Credentials
 from pinax.pages.policy import AddressPolicy, ip_literal
 
 USER_AGENT = f"pinax/{__version__} (documentation index for coding agents)"
@@ -162,8 +163,11 @@ class Fetcher:
         addresses: AddressPolicy | None = None,
         resolver: Resolver = resolve,
         verify: ssl.SSLContext | bool = True,
+        credentials: Credentials | None = None,
     ) -> None:
         self.check_url = check_url
+        # Headers for sites behind a login: added at each hop for that hop's origin only.
+        self.credentials = credentials or Credentials()
         self.limits = limits or Limits()
         self.user_agent = user_agent
         self.addresses = addresses if addresses is not None else AddressPolicy.from_env()
@@ -230,7 +234,9 @@ class Fetcher:
         redirects: list[str] = []
         while True:
             try:
-                request = client.build_request("GET", url, headers=headers)
+                secret = self.credentials.for_url(url)  # this hop's origin's, or none
+                hop = {**headers, **secret} if secret else headers
+                request = client.build_request("GET", url, headers=hop)
                 response = await client.send(request, stream=True)
             except httpx.TimeoutException:
                 raise FetchFailed(f"{url}: timed out") from None
@@ -262,6 +268,10 @@ class Fetcher:
                     redirects.append(url)
                     url = target
                     continue
+                if response.status_code in (401, 403):
+                    raise FetchFailed(
+                        _login_problem(url, response, bool(secret)), status=response.status_code
+                    )
                 if response.status_code >= 400:
                     raise FetchFailed(
                         f"{url}: HTTP {response.status_code} {response.reason_phrase}"
@@ -357,6 +367,25 @@ def gunzip(data: bytes, max_bytes: int, what: str) -> bytes:
     if len(out) > max_bytes:
         raise FetchFailed(f"{what}: unpacks to over the {max_bytes:,}-byte limit; refused")
     return out
+
+
+def _login_problem(url: str, response: httpx.Response, sent: bool) -> str:
+    """A 401/403's message: the site wants credentials, and how to give them (no secret)."""
+    what = f"{url}: HTTP {response.status_code} {response.reason_phrase}"
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    if sent:
+        return (
+            f"{what}: the site refused the credentials given for {origin} (check the "
+            "--header values or the variables they name)"
+        )
+    how = (
+        f"give them when starting Pinax with --header '{origin}=Authorization: Bearer "
+        "${TOKEN}' (the value read from the TOKEN environment variable) or --headers-file FILE"
+    )
+    if response.status_code == 401:
+        return f"{what}: the site wants credentials; {how}"
+    return f"{what}: the site refused access; if it is behind a login, it wants credentials: {how}"
 
 
 def _retry_after(value: str | None) -> str:

@@ -30,8 +30,10 @@ import anyio
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
 from pinax.pages.budget import HEADING_IDS, Document, document
 from pinax.pages.cache import PageCache
+from pinax.pages.credentials import Credentials
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.hidden import drop_hidden_markup
+from pinax.pages.localfiles import LocalFiles
 from pinax.pages.policy import UrlPolicy
 from pinax.pages.text import strip_invisible
 
@@ -58,11 +60,19 @@ class PageReader:
     """Reads pages of the loaded sites as Markdown, through the cache."""
 
     def __init__(
-        self, policy: UrlPolicy, cache: PageCache | None, fetcher: Fetcher | None = None
+        self,
+        policy: UrlPolicy,
+        cache: PageCache | None,
+        fetcher: Fetcher | None = None,
+        files: LocalFiles | None = None,
+        credentials: Credentials | None = None,
     ) -> None:
         self.policy = policy
         self.cache = cache
-        self.fetcher = fetcher or Fetcher(policy.check, addresses=policy.addresses)
+        self.fetcher = fetcher or Fetcher(
+            policy.check, addresses=policy.addresses, credentials=credentials
+        )
+        self.files = files  # the pages of served docs folders, read from disk
         self._flights: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def read(
@@ -73,6 +83,15 @@ class PageReader:
         ttl: float | None = None,
     ) -> dict[str, Any]:
         """The whole page with its provenance and what the cache did."""
+        if self.files is not None and url in self.files:
+            # A docs folder's page: read now from disk (cheap), so never cached.
+            entry = await anyio.to_thread.run_sync(self.files.read, url)
+            return _answer(entry, "miss", 0.0)
+        if url.lower().startswith("file:"):
+            raise InvalidArgs(
+                f"{url[:300]} is not a page of a served docs folder; get_page reads files "
+                "only from the docs folders given with `--docs DIR`"
+            )
         self.policy.check(url)
         # Disk I/O off the event loop: the cache folder may be slow, or planted with traps.
         found, problem = await anyio.to_thread.run_sync(self._lookup, url)
@@ -93,11 +112,17 @@ class PageReader:
         if not flight.cancelled():
             flight.exception()  # retrieved here too, in case every waiter was cancelled
 
+    def _key(self, url: str) -> str:
+        """The page's cache key: its URL, in the namespace of the credentials this reader
+        holds (a hash of them), so a page read behind a login is never served without it."""
+        namespace = self.fetcher.credentials.namespace
+        return url if namespace is None else f"credentials:{namespace} {url}"
+
     def _lookup(self, url: str) -> tuple[tuple[dict[str, Any], float] | None, CacheError | None]:
         if self.cache is None:
             return None, None
         try:
-            return self.cache.get(url), None
+            return self.cache.get(self._key(url)), None
         except CacheError as exc:
             log.warning("page cache unavailable, fetching live: %s", exc)
             return None, exc
@@ -139,7 +164,7 @@ class PageReader:
     def _store(self, url: str, entry: dict[str, Any]) -> None:
         assert self.cache is not None
         try:
-            self.cache.put(url, entry)
+            self.cache.put(self._key(url), entry)
         except CacheError as exc:
             log.warning("could not cache %s: %s", url, exc)
 
@@ -247,7 +272,7 @@ def _entry(
     """A cache entry: the page text with where, when and from what it came."""
     removed = 0
     if markdown is None:
-        markdown, removed = _clean_markdown(_decode_text(response.body, response.charset))
+        markdown, removed = clean_markdown_counted(_decode_text(response.body, response.charset))
     content_hash = "sha256:" + hashlib.sha256(markdown.encode("utf-8")).hexdigest()
     if source != "html":
         first = next((h for h in document(markdown, content_hash).headings if h.level == 1), None)
@@ -382,12 +407,12 @@ def _decode_text(body: bytes, charset: str | None) -> str:
 
 
 def clean_markdown(text: str) -> str:
-    """Served Markdown as get_page keeps it (see `_clean_markdown`): what `pinax build
+    """Served Markdown as get_page keeps it (see `clean_markdown_counted`): what `pinax build
     --content` records of a Markdown twin or a page served as Markdown."""
-    return _clean_markdown(text)[0]
+    return clean_markdown_counted(text)[0]
 
 
-def _clean_markdown(text: str) -> tuple[str, int]:
+def clean_markdown_counted(text: str) -> tuple[str, int]:
     """Served Markdown without what its rendered page would not show, and how many characters
     went: invisible characters, HTML comments, and raw HTML that hides its content (outside
     code, where they are the example)."""

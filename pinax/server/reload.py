@@ -1,7 +1,8 @@
 """Live manifests: reload when their files change, swap the whole library at once.
 
 The watched paths are polled (a stat per file, a listing per folder): no extra dependency,
-and cheap for the handful of files a server loads. A change rebuilds everything in a worker
+and cheap for the handful of files a server loads; a docs folder is watched through `sources`, a
+look at its files' stat (in a worker thread). A change rebuilds everything in a worker
 thread, search indexes included, and only a complete new `Tools` replaces the old one, so a
 call sees either the old docs or the new, never a mix. A new file that does not load leaves
 the old docs in place and says why in the log; the next change tries again.
@@ -11,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable
+import time
+from collections.abc import Awaitable, Callable, Hashable, Iterable
 from pathlib import Path
 
 import anyio
@@ -45,25 +47,42 @@ class LiveTools:
     """The current `Tools`, replaced whole when the watched manifests change."""
 
     def __init__(
-        self, open_tools: Callable[[], Tools], watched: list[Path], interval: float = 1.0
+        self,
+        open_tools: Callable[[], Tools],
+        watched: list[Path],
+        interval: float = 1.0,
+        sources: Callable[[], Hashable] | None = None,
     ) -> None:
         self._open = open_tools
         self.watched = [path for path in watched if path.exists()]
         self.interval = interval
+        self._sources = sources  # what else to watch (docs folders): a value that changes
+        self._look_took = 0.0  # seconds the last look took
         self.tools = open_tools()
         self._seen = self._look()
         self.reloads = 0  # successful reloads since start-up
 
+    def _look(self) -> Hashable:
+        """The watched files as they are now: manifests, content files (those loaded, and
+        those beside the manifests), and the docs folders' sources."""
+        started = time.perf_counter()
+        named = [d.content_path for d in self.tools.library.all() if d.content_path is not None]
+        seen = snapshot(self.watched, named), self._sources() if self._sources else None
+        self._look_took = time.perf_counter() - started
+        return seen
+
     async def watch(self, on_reload: Callable[[], Awaitable[None]]) -> None:
-        """Poll forever; after each successful reload, await `on_reload()`."""
+        """Poll forever; after each successful reload, await `on_reload()`. A look that
+        takes long (a docs folder of 10,000 files) spaces the looks out, so that looking
+        never takes more than a fifth of a core."""
         while True:
-            await anyio.sleep(self.interval)
+            await anyio.sleep(max(self.interval, 4 * self._look_took))
             if await self.check():
                 await on_reload()
 
     async def check(self) -> bool:
         """Reload if the files changed since the last look; True if new docs are in place."""
-        now = self._look()
+        now = await anyio.to_thread.run_sync(self._look)  # a big docs folder: many stats
         if now == self._seen:
             return False
         self._seen = now
@@ -86,10 +105,6 @@ class LiveTools:
         took = anyio.current_time() - started
         log.info("manifests reloaded in %.2f s: %s", took, names)
         return True
-
-    def _look(self) -> Snapshot:
-        named = [d.content_path for d in self.tools.library.all() if d.content_path is not None]
-        return snapshot(self.watched, named)
 
     def _build(self) -> Tools:
         tools = self._open()

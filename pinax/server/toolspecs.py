@@ -461,8 +461,9 @@ GET_PAGE = ToolSpec(
         source=_string(
             "Where the Markdown came from: markdown-twin (the manifest's Markdown version), "
             "markdown-alternate (a Markdown version the page advertises), negotiated (the page "
-            "served Markdown when asked) or html (main content converted from HTML)",
-            enum=["markdown-twin", "markdown-alternate", "negotiated", "html"],
+            "served Markdown when asked), html (main content converted from HTML) or file (read "
+            "from a served docs folder on disk)",
+            enum=["markdown-twin", "markdown-alternate", "negotiated", "html", "file"],
         ),
         source_url=_string("The URL the text was read from"),
         fetched_at=_string("When the site last served or confirmed this text (ISO 8601)"),

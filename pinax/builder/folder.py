@@ -1,0 +1,356 @@
+"""A folder of documentation sources as a manifest: `pinax build ./docs`, `serve --docs ./docs`.
+
+Sources: Markdown and MDX (`.md`, `.mdx`, `.markdown`), reStructuredText (`.rst`; `.txt` too
+in a Sphinx folder, one with a `conf.py` or built `--layout sphinx`) and HTML. Each file is
+one page: its title is front matter `title`, else its first H1 (a reST document's title),
+else its file name; its outline the headings below; `description` from front matter. Front
+matter is never part of the text. A page marked `draft: true` is left out, as its generator
+would.
+
+Pages are addressed by the URL their generator would publish (see layouts.py) under `--url`,
+else by the `file:` URL of the file itself. What a docs tool would not publish is skipped
+(see ignore.py); a symlink that leads out of the folder is skipped, never followed.
+
+`FolderSource` keeps what it read by (path, size, mtime), so a rebuild after a change reads
+only the changed files: what `pinax serve` does when a watched folder changes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import urljoin
+
+from pinax import manifest as manifest_io
+from pinax.content import PageText
+from pinax.errors import InvalidArgs
+from pinax.files import SpecialFile, read_regular
+from pinax.manifest import NAME_PATTERN, Heading, Manifest, Page, parent_section
+from pinax.pages import rst_to_markdown, split_front_matter
+
+from . import ignore, layouts
+from .markdown_outline import markdown_outline
+from .model import BuildOptions
+from .report import Reporter, count_pages
+from .sections import Sections, split
+from .select import Patterns
+from .urls import is_url, site_base
+
+MARKDOWN = frozenset({".md", ".mdx", ".markdown"})
+RST = frozenset({".rst"})
+HTML = frozenset({".html", ".htm"})
+MAX_REMEMBERED = 500_000  # ignore verdicts kept between looks at the folder
+SCAN_FACTOR = 4  # source files looked at per page kept (room for --include/--exclude)
+MAX_FILE_BYTES = 10 * 1024 * 1024  # get_page's limit: a page it could not read is no page
+_GENERIC = frozenset({"docs", "doc", "documentation", "content", "src", "source", "pages"})
+_NAME_JUNK = re.compile(r"[^A-Za-z0-9._-]+")
+
+Signature = tuple[int, int, int]  # (size, mtime_ns, inode)
+_DRAFT = Page(url="file:///", title="draft", section="/")  # a page left out: `draft: true`
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """What one file says about its page, before its URL is known."""
+
+    title: str
+    description: str | None
+    outline: tuple[Heading, ...]
+    meta: dict[str, str]
+
+
+@dataclass
+class FolderBuild:
+    """A folder's manifest and, for get_page, each page's file (path inside the folder)."""
+
+    manifest: Manifest
+    files: dict[str, str]
+    skipped: int = 0
+
+
+@dataclass
+class FolderSource:
+    """One docs folder, rebuilt cheaply: unchanged files are not read again."""
+
+    root: Path
+    options: BuildOptions = field(default_factory=BuildOptions)
+    _known: dict[str, tuple[Signature, Page | None]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.root.is_dir():
+            raise InvalidArgs(f"{self.root}: not a folder")
+        self.root = self.root.resolve()
+        self.layout = self.options.layout or (
+            layouts.detect(self.root) if self.options.site_url else "plain"
+        )
+        if self.layout not in layouts.LAYOUTS:
+            raise InvalidArgs(
+                f"--layout {self.layout!r} is not one of {', '.join(layouts.LAYOUTS)}"
+            )
+        self.text_is_rst = self.layout == "sphinx" or (self.root / "conf.py").is_file()
+        self.reads = 0  # files read (parsed) since creation: a rebuild reads only changes
+        # The .gitignore files seen together (folder, text) -> a number, and the ignore
+        # verdicts by (that number, path, is a folder).
+        self._rule_sets: dict[tuple[tuple[tuple[str, ...], str], ...], int] = {}
+        self._verdicts: dict[tuple[int, tuple[str, ...], bool], bool] = {}
+
+    def signature(self) -> tuple[tuple[str, Signature], ...]:
+        """The folder's source files and their stat: any change to a page changes this."""
+        return tuple(self.scan())
+
+    def scan(self) -> Iterator[tuple[str, Signature]]:
+        """(path inside the folder, signature) of each source file, in a stable order; at
+        most `SCAN_FACTOR` x the page limit of them (a folder of a million files is not read
+        to the end to keep 50,000 pages)."""
+        left = SCAN_FACTOR * (self.options.max_pages or self.options.limits.published_max_pages)
+        rules: list[ignore.Rule] = []
+        applied: tuple[tuple[tuple[str, ...], str], ...] = ()  # the .gitignore files so far
+        version = self._rule_sets.setdefault(applied, len(self._rule_sets))
+        budget = ignore.MAX_RULES
+        real_root = str(self.root)
+        stack: list[tuple[str, ...]] = [()]
+        while stack:
+            parts = stack.pop()
+            folder = os.path.join(real_root, *parts)
+            try:
+                with os.scandir(folder) as listing:
+                    entries = sorted(listing, key=lambda e: e.name)
+            except OSError:
+                continue
+            gitignore = next((e for e in entries if e.name == ".gitignore"), None)
+            if gitignore is not None and budget > 0:
+                text = _small_text(gitignore.path)
+                found = ignore.parse_gitignore(text, parts, budget)
+                rules = [*rules, *found]
+                budget -= len(found)
+                applied = (*applied, (parts, text))
+                version = self._rule_sets.setdefault(applied, len(self._rule_sets))
+            folders = []
+            for entry in entries:
+                if ignore.skipped_name(entry.name, top=not parts):
+                    continue
+                path = (*parts, entry.name)
+                try:
+                    is_link = entry.is_symlink()
+                    info = os.stat(entry.path) if is_link else entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    if not is_link and not (rules and self._ignored(rules, version, path, True)):
+                        folders.append(path)
+                    continue  # a linked folder is not followed: it may loop or lead out
+                if not stat.S_ISREG(info.st_mode) or not self._is_source(entry.name):
+                    continue
+                if is_link and not _inside(entry.path, real_root):
+                    continue
+                if rules and self._ignored(rules, version, path, False):
+                    continue
+                yield "/".join(path), (info.st_size, info.st_mtime_ns, info.st_ino)
+                left -= 1
+                if not left:
+                    return
+            stack.extend(reversed(folders))
+
+    def _ignored(
+        self, rules: list[ignore.Rule], version: int, path: tuple[str, ...], is_folder: bool
+    ) -> bool:
+        """`ignore.ignored`, remembered while the .gitignore files stay the same: a watcher
+        looks at the folder every fraction of a second, and the answers do not change."""
+        key = (version, path, is_folder)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            if len(self._verdicts) > MAX_REMEMBERED:
+                self._verdicts.clear()
+            verdict = self._verdicts[key] = ignore.ignored(rules, path, is_folder)
+        return verdict
+
+    def _is_source(self, name: str) -> bool:
+        suffix = os.path.splitext(name)[1].lower()
+        return (
+            suffix in MARKDOWN
+            or suffix in RST
+            or suffix in HTML
+            or (suffix == ".txt" and self.text_is_rst)
+        )
+
+    def build(
+        self,
+        reporter: Reporter,
+        scanned: Iterable[tuple[str, Signature]] | None = None,
+    ) -> FolderBuild:
+        """The folder's manifest now, re-reading only files changed since the last build;
+        `scanned`: a `signature()` just taken (a watcher's look), instead of a new scan."""
+        options = self.options
+        patterns = Patterns(options.include, options.exclude)
+        max_pages = options.max_pages or options.limits.published_max_pages
+        if options.site_url and not is_url(options.site_url):
+            raise InvalidArgs(f"--url {options.site_url!r} is not an http(s) URL")
+        site = site_base(options.site_url) if options.site_url else self.root.as_uri() + "/"
+        known: dict[str, tuple[Signature, Page | None]] = {}
+        pages: list[Page] = []
+        files: dict[str, str] = {}
+        filtered = unread = drafts = 0
+        for path, signature in self.scan() if scanned is None else scanned:
+            if not patterns.keeps("/" + path):
+                filtered += 1
+                continue
+            previous = self._known.get(path)
+            page = previous[1] if previous and previous[0] == signature else self._page(path, site)
+            known[path] = (signature, page)
+            if page is None:
+                unread += 1
+                continue
+            if page is _DRAFT:
+                drafts += 1
+                continue
+            if page.url in files:
+                continue  # two files published at one URL: the first (in path order) wins
+            files[page.url] = path
+            pages.append(page)
+            if len(pages) >= max_pages:
+                reporter.warn(f"kept the first {max_pages:,} pages (--max-pages {max_pages})")
+                break
+        self._known = known
+        if filtered:
+            reporter.note(f"--include/--exclude left out {count_pages(filtered)}")
+        if drafts:
+            reporter.note(f"{count_pages(drafts)} marked draft: true left out")
+        if unread:
+            reporter.warn(f"{unread} files could not be read (too big, or not readable)")
+        if not pages:
+            raise InvalidArgs(f"{self.root}: no documentation files (.md, .mdx, .rst, .html)")
+        name = options.name or _default_name(self.root)
+        if not NAME_PATTERN.match(name):
+            raise InvalidArgs(
+                f"--name {name!r} is not a valid name (letters, digits, '.', '_', '-')"
+            )
+        result = Manifest(
+            name=name,
+            url=site,
+            title=options.title or name,
+            pages=tuple(pages),
+            source=str(self.root),
+        )
+        return FolderBuild(result, files, unread)
+
+    def texts(self, built: FolderBuild) -> list[PageText]:
+        """Each page's text by section (for `--content`), read from its file as the outline
+        was: front matter left out, reST as Markdown, HTML through get_page's extraction;
+        `fetched_at` is the file's modification time."""
+        found = []
+        for page in built.manifest.pages:
+            path = self.root / built.files[page.url]
+            try:
+                body = read_regular(path, MAX_FILE_BYTES)
+                changed = os.stat(path).st_mtime
+            except (OSError, SpecialFile):
+                continue
+            sections = source_sections(str(path), body)
+            when = datetime.fromtimestamp(changed, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            found.append(PageText(page.url, sections.titled(page.title), when))
+        return found
+
+    def _page(self, path: str, site: str) -> Page | None:
+        """One file's page, validated as `pinax serve` will load it (each page once, when
+        read: a rebuild after one change validates one page); None if it cannot be read."""
+        parsed = self._read(path)
+        if parsed is None:
+            return None
+        if parsed.meta.get("draft", "").lower() == "true":
+            return _DRAFT
+        url = self._url(path, site, parsed)
+        page = Page(
+            url=url,
+            title=parsed.title,
+            section=parent_section(url),
+            description=parsed.description,
+        )
+        # The outline comes from `outline_of`, which keeps to the manifest's own bounds
+        # (levels, lengths, anchors, count): the rest is checked as a manifest's page is.
+        one = {"pinax_manifest": 1, "name": "folder", "url": site, "pages": [page.to_dict()]}
+        checked = manifest_io.from_dict(one, f"<build of {self.root / path}>").pages[0]
+        return replace(checked, outline=parsed.outline)
+
+    def _url(self, path: str, site: str, parsed: Parsed) -> str:
+        if not self.options.site_url:
+            return (self.root / path).as_uri()
+        return urljoin(site, layouts.page_path(path, self.layout, parsed.meta))
+
+    def _read(self, path: str) -> Parsed | None:
+        self.reads += 1
+        try:
+            body = read_regular(self.root / path, MAX_FILE_BYTES)
+        except (OSError, SpecialFile):
+            return None
+        return parse_source(path, body, self.text_is_rst)
+
+
+def parse_source(path: str, body: bytes, text_is_rst: bool = False) -> Parsed:
+    """Title, description and outline of one source file."""
+    suffix = os.path.splitext(path)[1].lower()
+    fallback = _file_title(path)
+    if suffix in HTML:
+        from pinax.pages import decode_html, extract_page
+
+        from .outlines import outline_of
+
+        extracted = extract_page(decode_html(body, None), Path(path).name)
+        return Parsed(extracted.title or fallback, None, outline_of(extracted.headings), {})
+    meta, text = split_front_matter(body.decode("utf-8", errors="replace"))
+    if suffix in RST or suffix == ".txt":
+        text = rst_to_markdown(text)
+    first, outline = markdown_outline(text)
+    title = meta.get("title") or first or fallback
+    return Parsed(title[:500], meta.get("description"), outline, meta)
+
+
+def source_sections(path: str, body: bytes) -> Sections:
+    """One source file's text cut at its outline's headings (as `parse_source` reads it)."""
+    from .outlines import html_cuts, markdown_read
+
+    if os.path.splitext(path)[1].lower() in HTML:
+        from pinax.pages import decode_html, extract_page
+
+        extracted = extract_page(decode_html(body, None), Path(path).name)
+        return split(extracted.markdown, html_cuts(extracted.markdown, extracted.headings))
+    _, text = split_front_matter(body.decode("utf-8", errors="replace"))
+    if os.path.splitext(path)[1].lower() in RST | {".txt"}:
+        text = rst_to_markdown(text)
+    _, _, sections = markdown_read(text, True)
+    assert sections is not None
+    return sections
+
+
+def _file_title(path: str) -> str:
+    """A title from the file name: `getting-started.md` -> `getting started`; an index page
+    takes its folder's name."""
+    parts = path.split("/")
+    stem = os.path.splitext(parts[-1])[0]
+    if stem.lower() in ("index", "_index", "readme") and len(parts) > 1:
+        stem = parts[-2]
+    return re.sub(r"[-_]+", " ", stem).strip() or stem
+
+
+def _default_name(root: Path) -> str:
+    """The folder's name (its project's, for a generic `docs`), as a manifest name."""
+    name = root.name
+    if name.lower() in _GENERIC and root.parent.name:
+        name = root.parent.name
+    return _NAME_JUNK.sub("-", name).strip("-._")[:64] or "docs"
+
+
+def _inside(path: str, real_root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _small_text(path: str) -> str:
+    try:
+        return read_regular(path, 256 * 1024).decode("utf-8", errors="replace")
+    except (OSError, SpecialFile):
+        return ""

@@ -1,0 +1,68 @@
+"""`--docs ./docs`: a folder of documentation sources, built in memory for serve, search
+and page, and (for serve) rebuilt when its files change, re-reading only the changed ones.
+
+A `--docs` folder is a docs folder when it holds documentation sources rather than
+manifests (see `pinax.builder.is_docs_folder`); `--url` gives its published site (its
+generator's layout read from its config file), else its pages are `file:` URLs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pinax.builder import is_docs_folder
+
+
+def split_docs(docs: list[str]) -> tuple[list[str], list[Path]]:
+    """(the other `--docs` arguments, the docs folders), in the order given."""
+    others: list[str] = []
+    folders: list[Path] = []
+    for arg in docs:
+        path = Path(arg).expanduser()
+        if "://" not in arg and path.is_dir() and is_docs_folder(path):
+            folders.append(path)
+        else:
+            others.append(arg)
+    return others, folders
+
+
+class DocsFolders:
+    """The docs folders of one command, kept between builds so a rebuild is incremental."""
+
+    def __init__(
+        self, folders: list[Path], site_url: str | None = None, layout: str | None = None
+    ) -> None:
+        self.sources: list[Any] = []
+        self._looks: tuple[Any, ...] | None = None
+        if not folders:
+            return
+        from pinax.builder import BuildOptions, FolderSource  # the build stack: only for folders
+
+        options = BuildOptions(site_url=site_url, layout=layout)
+        self.sources = [FolderSource(path, options) for path in folders]
+
+    def __bool__(self) -> bool:
+        return bool(self.sources)
+
+    def build(self) -> list[tuple[Any, Mapping[str, tuple[Path, str]]]]:
+        """Each folder's manifest and its pages' files, for `Tools.open(folders=...)`."""
+        from pinax.builder import ConsoleReporter
+
+        reporter = ConsoleReporter(quiet=True)
+        looks, self._looks = self._looks, None
+        built = []
+        for i, source in enumerate(self.sources):
+            result = source.build(reporter, looks[i] if looks else None)
+            built.append(
+                (result.manifest, {url: (source.root, path) for url, path in result.files.items()})
+            )
+        return built
+
+    def signature(self) -> tuple[Any, ...]:
+        """What the folders' sources look like now: a change to a page changes this. The
+        next build reads the folders as this look saw them (no second scan, and no change
+        slipping between the look and the build unseen)."""
+        self._looks = tuple(source.signature() for source in self.sources)
+        return self._looks

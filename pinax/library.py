@@ -9,7 +9,7 @@ the background, so a server can answer `initialize` before every index exists.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_
 
 from pinax import content as content_io
 from pinax import manifest as manifest_io
+from pinax.content import PageText
 from pinax.errors import ManifestError, NotFound
 from pinax.manifest import Manifest, Page
 from pinax.search import (
@@ -312,10 +313,17 @@ class Library:
             raise NotFound(f"--content names {name!r}, which is not a loaded manifest{hint}")
         return library
 
-    def with_manifests(self, manifests: Sequence[Manifest]) -> Library:
-        """This library and `manifests` (built in memory, say from a docs folder) in one."""
+    def with_manifests(
+        self,
+        manifests: Sequence[Manifest],
+        texts: Mapping[str, Callable[[], Iterable[PageText]]] | None = None,
+    ) -> Library:
+        """This library and `manifests` (built in memory, say from a docs folder) in one;
+        `texts[name]` reads a manifest's page text, indexed as its content."""
         joined = Library(manifests, docs=self.all())
         joined._content_dir = self._content_dir
+        for name, read in (texts or {}).items():
+            joined.get(name).content_source = read
         return joined
 
     def load_contents(self) -> None:
@@ -340,7 +348,9 @@ class Library:
     def content_pending(self) -> bool:
         """Whether a content file is still to be indexed."""
         return any(
-            d.content_path is not None and d.content is None and d.content_note is None
+            (d.content_path is not None or d.content_source is not None)
+            and d.content is None
+            and d.content_note is None
             for d in self.all()
         )
 

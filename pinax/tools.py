@@ -105,6 +105,7 @@ class Tools:
         contents: Mapping[str, Path] | None = None,
         folders: Sequence[tuple[Manifest, Mapping[str, tuple[Path, str]]]] = (),
         credentials: Credentials | None = None,
+        folder_texts: Mapping[str, Callable[[], Iterable[Any]]] | None = None,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -120,12 +121,13 @@ class Tools:
         (folder, path inside it)): get_page reads those pages from disk, and never fetches
         anything else from a folder's site (only loaded manifests open a site).
         `credentials` are headers for sites behind a login, each sent to its origin only.
+        `folder_texts` reads a folder manifest's page text (by name), searched as its content.
         """
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / INDEX_FOLDER, contents=contents)
         sites = library.site_roots()
         if folders:
-            library = library.with_manifests([manifest for manifest, _ in folders])
+            library = library.with_manifests([m for m, _ in folders], folder_texts or {})
         local = {url: place for _, files in folders for url, place in files.items()}
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake

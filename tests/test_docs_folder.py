@@ -409,3 +409,41 @@ def test_a_folder_of_10000_markdown_files_builds_under_10_s(tmp_path: Path) -> N
     assert result.returncode == 0, result.stderr
     assert len(json.loads((tmp_path / "m.json").read_text())["pages"]) == 10_000
     assert took < 10.0, f"built in {took:.1f} s"
+
+
+def test_build_content_of_a_folder_gives_each_page_its_text_by_section(
+    tmp_path: Path, docs_folder: tuple[Path, dict[str, dict]]
+) -> None:
+    from pinax import content as content_io
+    from tests.serving import run_pinax
+
+    folder, _ = docs_folder
+    out = tmp_path / "m.json"
+    result = run_pinax("build", str(folder / "mkdocs-material"), "--content", "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    pages = {p["url"]: p for p in json.loads(out.read_text())["pages"]}
+    texts = list(content_io.read(content_io.companion(out)))
+    assert {t.url for t in texts} == set(pages)
+    for text in texts:
+        outline = pages[text.url].get("outline", [])
+        assert [s.heading for s in text.sections[1:]] == [h["title"] for h in outline]
+        assert text.fetched_at and "---" not in text.sections[0].text[:4]  # no front matter
+
+
+def test_a_served_folders_text_is_searched_without_a_content_file(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "guide.md").write_text(
+        "# Guide\n\nIntro.\n\n## Setup\n\nRun the installer.\n\n## Troubleshooting\n\n"
+        "When the spinner never stops, the proxy blocks the websocket upgrade.\n"
+    )
+    (folder / "other.md").write_text("# Other\n\nNothing here.\n")
+    source = FolderSource(folder, BuildOptions())
+    built = source.build(Reporter())
+    files = {url: (source.root, path) for url, path in built.files.items()}
+    texts = {built.manifest.name: lambda: source.texts(built)}
+    tools = Tools.open([], tmp_path / "c", folders=[(built.manifest, files)], folder_texts=texts)
+    tools.library.load_contents()
+    (best, *_) = tools.search_pages("spinner never stops loading behind a proxy")["results"]
+    assert best["title"] == "Guide" and best["heading"] == "Troubleshooting"
+    assert "websocket upgrade" in best["snippet"]

@@ -74,10 +74,10 @@ async def build(
         options = replace(options, outline=True)
     if not is_url(source) and Path(source).is_dir():  # a docs folder: nothing to fetch
         folder = FolderSource(Path(source), options)
-        manifest = folder.build(reporter).manifest
+        built = folder.build(reporter)
         if texts is not None:
-            texts.extend(folder.texts(manifest))
-        return manifest
+            texts.extend(folder.texts(built))
+        return built.manifest
     if is_url(source):
         found, base, access = await _from_url(source, options, reporter)
     else:

@@ -80,6 +80,7 @@ class FolderSource:
     root: Path
     options: BuildOptions = field(default_factory=BuildOptions)
     _known: dict[str, tuple[Signature, Page | None]] = field(default_factory=dict)
+    _texts: dict[str, tuple[Signature, PageText]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.root.is_dir():
@@ -239,21 +240,37 @@ class FolderSource:
         return FolderBuild(result, files, unread)
 
     def texts(self, built: FolderBuild) -> list[PageText]:
-        """Each page's text by section (for `--content`), read from its file as the outline
-        was: front matter left out, reST as Markdown, HTML through get_page's extraction;
-        `fetched_at` is the file's modification time."""
+        """Each page's text by section (for `--content`, and for searching a served folder's
+        text), read from its file as the outline was: front matter left out, reST as
+        Markdown, HTML through get_page's extraction; `fetched_at` is the file's modification
+        time. A file unchanged since the last call is not read again."""
         found = []
+        kept: dict[str, tuple[Signature, PageText]] = {}
         for page in built.manifest.pages:
-            path = self.root / built.files[page.url]
-            try:
-                body = read_regular(path, MAX_FILE_BYTES)
-                changed = os.stat(path).st_mtime
-            except (OSError, SpecialFile):
-                continue
-            sections = source_sections(str(path), body)
-            when = datetime.fromtimestamp(changed, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            found.append(PageText(page.url, sections.titled(page.title), when))
+            path = built.files[page.url]
+            signature = self._known[path][0] if path in self._known else None
+            previous = self._texts.get(path)
+            if previous is not None and previous[0] == signature and previous[1].url == page.url:
+                text = previous[1]
+            else:
+                text = self._text(path, page)
+                if text is None:
+                    continue
+            if signature is not None:
+                kept[path] = (signature, text)
+            found.append(text)
+        self._texts = kept
         return found
+
+    def _text(self, path: str, page: Page) -> PageText | None:
+        try:
+            body = read_regular(self.root / path, MAX_FILE_BYTES)
+            changed = os.stat(self.root / path).st_mtime
+        except (OSError, SpecialFile):
+            return None
+        sections = source_sections(path, body)
+        when = datetime.fromtimestamp(changed, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return PageText(page.url, sections.titled(page.title), when)
 
     def _page(self, path: str, site: str) -> Page | None:
         """One file's page, validated as `pinax serve` will load it (each page once, when

@@ -332,6 +332,7 @@ def open_tools(
         contents=contents,
         folders=built,
         credentials=credentials,
+        folder_texts=folders.texts() if folders else None,
     )
 
 

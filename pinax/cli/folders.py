@@ -8,7 +8,8 @@ generator's layout read from its config file), else its pages are `file:` URLs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ class DocsFolders:
     ) -> None:
         self.sources: list[Any] = []
         self._looks: tuple[Any, ...] | None = None
+        self._built: list[Any] = []  # each source's last build
         if not folders:
             return
         from pinax.builder import BuildOptions, FolderSource  # the build stack: only for folders
@@ -53,12 +55,23 @@ class DocsFolders:
         reporter = ConsoleReporter(quiet=True)
         looks, self._looks = self._looks, None
         built = []
+        self._built = []
         for i, source in enumerate(self.sources):
             result = source.build(reporter, looks[i] if looks else None)
+            self._built.append(result)
             built.append(
                 (result.manifest, {url: (source.root, path) for url, path in result.files.items()})
             )
         return built
+
+    def texts(self) -> dict[str, Callable[[], list[Any]]]:
+        """For each folder's manifest (by name), what reads its pages' text by section: its
+        content, searched without any file (read when the search index warms, in the
+        background; unchanged files are not read again)."""
+        return {
+            result.manifest.name: partial(source.texts, result)
+            for source, result in zip(self.sources, self._built, strict=True)
+        }
 
     def signature(self) -> tuple[Any, ...]:
         """What the folders' sources look like now: a change to a page changes this. The

@@ -14,7 +14,7 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -88,6 +88,7 @@ class Docs:
         # What the pages say (see `load_content`): the file, its index once loaded, and
         # why it is not (a warning), for list_docs and doctor.
         self.content_path: Path | None = None
+        self.content_source: Callable[[], Iterable[content_io.PageText]] | None = None
         self.content: ContentIndex | None = None
         self.content_note: str | None = None
 
@@ -191,10 +192,14 @@ class Docs:
         saved there. A bad file costs a warning (`content_note`), never the docs; a reload
         whose file is bad keeps no half-read content."""
         path = self.content_path
-        if path is None or self.content is not None:
+        if (path is None and self.content_source is None) or self.content is not None:
             return
         try:
             target = None
+            if path is None:  # text from a docs folder, read now: nothing kept on disk
+                assert self.content_source is not None
+                self.content = ContentIndex(build_content(self.content_source(), self.pages).arrays)
+                return
             if folder is not None and self.index_file is not None:
                 target = folder / f"{_file_hash(path, self.index_file.name)}.pxc"
                 headings = int(self.pages.outline_start[-1])

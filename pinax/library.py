@@ -382,14 +382,16 @@ class Library:
         """Whether every search index is built."""
         return all(docs.ready for docs in self._docs.values())
 
-    def warm(self, read_files: bool = True) -> None:
+    def warm(self, read_files: bool = True, contents: bool = True) -> None:
         """Build every index and its term lookup table, and (`read_files`) read the index
         files into the page cache, now (e.g. in a background thread after start-up), so the
-        first queries are as fast as the others; the embedding model loads beside them."""
+        first queries are as fast as the others; the embedding model loads beside them;
+        then (`contents`) the content indexes."""
         preload_model()
         for docs in self.all():
             docs.warm(read_files)
-        self.load_contents()
+        if contents:
+            self.load_contents()
 
     def search(
         self,

@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 
@@ -271,8 +272,6 @@ async def test_an_mcp_client_over_stdio_gets_snippets(tmp_path: Path) -> None:
             docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
             if docs[0].get("content", {}).get("state") == "ready":
                 break
-            import anyio
-
             await anyio.sleep(0.05)
         found = await client.call_tool("search_pages", {"query": "widget blank size height"})
         best = found.structured_content["results"][0]
@@ -305,6 +304,10 @@ async def test_a_reload_with_a_broken_content_file_keeps_the_content_it_had(tmp_
     live.tools.library.load_contents()
     content_io.companion(manifest).write_bytes(b"\x1f\x8b\x08 not really gzip")
     assert await live.check()
+    for _ in range(200):  # page text is indexed after the swap, in the background
+        if not live.tools.library.content_pending:
+            break
+        await anyio.sleep(0.02)
     (entry,) = live.tools.library.describe()
     assert entry["content"]["state"] == "ready" and "not gzip" in entry["content"]["note"]
     assert live.tools.library.search("blank widget size height", 1).hits[0].snippet

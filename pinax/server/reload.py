@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import Awaitable, Callable, Hashable, Iterable
 from pathlib import Path
@@ -99,8 +100,13 @@ class LiveTools:
                 exc,
             )
             return False
-        self.tools = fresh
+        previous, self.tools = self.tools, fresh
         self.reloads += 1
+        # Page text is indexed after the swap: a big docs folder's takes seconds, and its
+        # titles and headings are searchable meanwhile.
+        threading.Thread(
+            target=_load_content, args=(fresh, previous), name="pinax-content", daemon=True
+        ).start()
         names = ", ".join(d["name"] for d in fresh.list_docs()["docs"]) or "none"
         took = anyio.current_time() - started
         log.info("manifests reloaded in %.2f s: %s", took, names)
@@ -109,6 +115,15 @@ class LiveTools:
     def _build(self) -> Tools:
         tools = self._open()
         # The files are in the page cache already: just written, or read at start-up.
-        tools.library.warm(read_files=False)
-        tools.library.keep_content(self.tools.library)  # where a new content file is bad
+        tools.library.warm(read_files=False, contents=False)
         return tools
+
+
+def _load_content(fresh: Tools, previous: Tools) -> None:
+    """Index the new docs' page text; where a content file no longer loads, keep what the
+    previous docs had (a reload loses nothing to a bad file)."""
+    try:
+        fresh.library.load_contents()
+        fresh.library.keep_content(previous.library)
+    except Exception as exc:  # a bug, not a bad file: the docs serve without content
+        log.error("content not indexed after a reload (%s: %s)", type(exc).__name__, exc)

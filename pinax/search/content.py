@@ -215,6 +215,9 @@ class _Builder:
         quantum = term_max[term[order]] / 255
         levels = np.clip(np.rint(impact / np.maximum(quantum, 1e-30)), 1, 255).astype(np.uint8)
         arrays.update(Strings.arrays(texts, "content_terms"))
+        # Each term's first 8 bytes, sorted as the terms are (UTF-8 sorts as the text does):
+        # a query term's few candidates are found by one search in C.
+        arrays["content_term_prefix"] = np.array([text.encode()[:8] for text in texts], dtype="S8")
         arrays.update(Strings.arrays(self.headings, "content_heading"))
         arrays.update(
             {
@@ -253,6 +256,7 @@ class ContentIndex:
 
     def __init__(self, arrays: dict[str, np.ndarray]) -> None:
         self.terms = Strings(arrays["content_terms_data"], arrays["content_terms_offsets"])
+        self._prefix = arrays["content_term_prefix"]
         self.headings = Strings(arrays["content_heading_data"], arrays["content_heading_offsets"])
         self._idf = arrays["content_idf"]
         self._post_start = arrays["content_post_start"]
@@ -293,6 +297,7 @@ class ContentIndex:
 
         checks = {
             "postings": rising(self._post_start, postings) and len(self._post_level) == postings,
+            "terms": len(self._prefix) == len(self._idf) and self._prefix.dtype.kind == "S",
             "posted sections": within(self._post_section, 0, sections),
             "section pages": within(self._section_page, 0, pages),
             "section headings": within(self._section_heading, -1, headings),
@@ -353,8 +358,11 @@ class ContentIndex:
         ]
 
     def _term(self, text: str) -> int:
-        at = bisect_left(self.terms, text)
-        return at if at < len(self.terms) and self.terms[at] == text else -1
+        head = text.encode()[:8]
+        low = int(np.searchsorted(self._prefix, head, "left"))
+        high = int(np.searchsorted(self._prefix, head, "right"))
+        at = bisect_left(self.terms, text, low, high)
+        return at if at < high and self.terms[at] == text else -1
 
     def _scratch(self) -> np.ndarray:
         scores = getattr(self._local, "scores", None)
@@ -426,12 +434,19 @@ def snippet(text: str, query: str, width: int = SNIPPET) -> str:
     if stems:
         pattern = re.compile(r"\b(" + "|".join(map(re.escape, stems)) + ")", re.I)
         hits = [(m.start(), m.group(1).lower()) for m in pattern.finditer(text, 0, 200_000)]
-    start = 0
-    best = -1
-    for i, (at, _) in enumerate(hits):
-        inside = {t for p, t in hits[i : i + 40] if p < at + width - 40}
+    start, best = 0, -1
+    inside: dict[str, int] = {}  # the words in the window hits[first:last], with counts
+    first = 0
+    for at, term in hits:  # each hit starts a window once and leaves it once
+        inside[term] = inside.get(term, 0) + 1
+        while hits[first][0] < at - (width - 80):
+            gone = hits[first][1]
+            inside[gone] -= 1
+            if not inside[gone]:
+                del inside[gone]
+            first += 1
         if len(inside) > best:
-            best, start = len(inside), max(0, at - 40)
+            best, start = len(inside), max(0, hits[first][0] - 40)
     room = width - 2
     cut = text[start : start + room]
     if start > 0:

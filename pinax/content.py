@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import stat
 import tempfile
 import zlib
@@ -32,6 +33,7 @@ MAX_SECTIONS = 5001  # the lead and an outline's most headings
 MAX_HEADING = 500
 MAX_ANCHOR = 500
 CONTENT_LEVELS = range(1, 7)
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9:.]{5,15}(?:Z|[+-][0-9:]{2,5})?)?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,11 @@ class PageText:
             entry["fetched_at"] = self.fetched_at
         entry["sections"] = [s.to_dict() for s in self.sections]
         return entry
+
+
+def is_date(text: str) -> bool:
+    """Whether `text` is an ISO 8601 date (and time) as a content file's `fetched_at` holds."""
+    return bool(_DATE.fullmatch(text))
 
 
 def companion(manifest: Path, declared: str | None = None) -> Path:
@@ -163,8 +170,10 @@ def _page(line: bytes, source: str, place: str) -> PageText:
     if not isinstance(url, str) or not url.strip() or len(url) > 8192:
         raise ManifestError(source, f"{place}: url", "expected a URL")
     fetched_at = data.get("fetched_at")
-    if fetched_at is not None and (not isinstance(fetched_at, str) or len(fetched_at) > 64):
-        raise ManifestError(source, f"{place}: fetched_at", "expected a date string")
+    if fetched_at is not None and (
+        not isinstance(fetched_at, str) or not is_date(fetched_at)
+    ):
+        raise ManifestError(source, f"{place}: fetched_at", "expected an ISO 8601 date")
     sections = data.get("sections")
     if not isinstance(sections, list):
         raise ManifestError(source, f"{place}: sections", "expected a list")

@@ -481,7 +481,7 @@ class Library:
             if hit.passage >= 0:
                 content = hit.docs.content
                 assert content is not None
-                snippet = content.snippet(hit.passage, query)
+                snippet = content.snippet(hit.passage, query) or None  # none: no text
                 indexed_at = content.fetched_at(hit.passage)
             hits.append(
                 SearchHit(

@@ -328,3 +328,12 @@ def test_doctor_and_cache_account_for_content(tmp_path: Path) -> None:
     cleared = run_pinax("cache", "clear", "--cache-dir", str(cache))
     assert cleared.returncode == 0
     assert not list((cache / "indexes" / "content").glob("*.pxc"))
+
+
+def test_a_fetched_at_that_is_not_a_date_is_a_bad_line(tmp_path: Path) -> None:
+    path = tmp_path / "x.content.jsonl.gz"
+    for bad in ("über", "x" * 100, "yesterday"):
+        row = {"url": "https://x.test/a", "fetched_at": bad, "sections": []}
+        path.write_bytes(gzip.compress(json.dumps(row).encode() + b"\n"))
+        with pytest.raises(ManifestError, match="fetched_at"):
+            list(content_io.read(path))

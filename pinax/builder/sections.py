@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 
-from pinax.content import MAX_HEADING, Section
+from pinax.content import MAX_HEADING, Section, is_date
 from pinax.manifest import Heading
 
 # UTF-8 bytes of one page's text. A docs page has 10 to 30 KB; the cap is for the few with
@@ -156,6 +156,6 @@ def fetched_at(last_modified: str | None, lastmod: str | None) -> str | None:
             when = None
         if when is not None and when.tzinfo is not None:
             return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if lastmod and len(lastmod) <= 64:
+    if lastmod and is_date(lastmod):  # what a content file may hold (a sitemap's is untrusted)
         return lastmod
     return None

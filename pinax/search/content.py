@@ -22,7 +22,7 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -62,7 +62,6 @@ class Built:
     arrays: dict[str, np.ndarray]
     skipped_pages: int = 0
     unmatched_sections: int = 0
-    warnings: list[str] = field(default_factory=list)
 
 
 def plain(markdown: str) -> str:
@@ -248,7 +247,7 @@ def _index_type(count: int) -> type[np.integer]:
 
 
 def _strings_array(values: list[str]) -> np.ndarray:
-    return np.array(values, dtype="S32") if values else np.zeros(0, dtype="S32")
+    return np.array(values, dtype="S40") if values else np.zeros(0, dtype="S40")
 
 
 class ContentIndex:

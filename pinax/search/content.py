@@ -121,7 +121,7 @@ class _Builder:
             s.level == h.level and s.heading == h.title
             for s, h in zip(sections[1:], outline, strict=True)
         )
-        if sections and not matched:
+        if outline and not matched:  # (a page without an outline has only its own headings)
             self.result.unmatched_sections += len(sections) - 1
         title = self.table.title(doc)
         self.page_doc.append(doc)

@@ -15,6 +15,7 @@ memory-mapped like the main index (see `pinax.search.store`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -39,6 +40,8 @@ POSTINGS_READ = 8192  # a term's strongest sections read per query
 SECTIONS_RANKED = 1000  # best sections turned into pages
 BATCH = 20_000  # sections analysed at a time while building
 SNIPPET = 240  # characters
+SNIPPET_SCAN = 16_384  # bytes of a section looked through for a snippet
+MAX_SNIPPET_HITS = 2000
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
 FORMAT = 2
 
@@ -384,55 +387,59 @@ class ContentIndex:
         value = self._fetched[self._page_of_section(section)]
         return value.decode() or None
 
-    def text(self, section: int) -> str:
-        """A section's plain text."""
+    def text(self, section: int, limit: int = 1 << 24) -> str:
+        """A section's plain text (its first `limit` bytes). Its page's text is decompressed
+        only as far as the section goes."""
         page = self._page_of_section(section)
-        blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
-        try:
-            whole = _inflated(blob)
-        except zlib.error:
-            return ""  # a damaged store: no text rather than an error
         start = int(self._section_offset[section])
         last = int(self._page_first[page + 1]) - 1
-        end = int(self._section_offset[section + 1]) - 1 if section < last else len(whole)
-        return whole[start:end].decode(errors="replace")
+        end = int(self._section_offset[section + 1]) - 1 if section < last else 1 << 24
+        end = min(end, start + limit)
+        blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
+        try:
+            head = zlib.decompressobj().decompress(blob, max(0, end))  # never past `end`
+        except zlib.error:
+            return ""  # a damaged store: no text rather than an error
+        return head[start:end].decode(errors="replace")
 
     def snippet(self, section: int, query: str) -> str:
-        return snippet(self.text(section), query)
+        return snippet(self.text(section, SNIPPET_SCAN), query)
 
     def _page_of_section(self, section: int) -> int:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
 
 
-def _inflated(blob: bytes, limit: int = 1 << 24) -> bytes:
-    """A page's text, decompressed no further than `limit` bytes (a tampered store cannot
-    make one snippet inflate gigabytes)."""
-    return zlib.decompressobj().decompress(blob, limit)
-
-
 def query_terms(query: str) -> dict[str, float]:
     """The stems a question looks up, with their weights (stop words left out while other
     words remain)."""
+    return dict(_query_terms(query))
+
+
+@functools.lru_cache(maxsize=256)  # one search asks several times: ranking, share, snippets
+def _query_terms(query: str) -> tuple[tuple[str, float], ...]:
     weights: dict[str, float] = {}
     tokens = words(query)
     content = [t for t in tokens if t[0] not in STOP_WORDS] or tokens
     for word, weight in content:
         term = stem(word)
         weights[term] = max(weight, weights.get(term, 0.0))
-    return weights
+    return tuple(weights.items())
 
 
 def snippet(text: str, query: str, width: int = SNIPPET) -> str:
     """At most `width` characters of `text` around the most query words in one window.
-    Words are found by their stems as prefixes (`configur` finds "configuring"), in one
-    pass of one pattern over the text."""
+    Words are found by their stems as prefixes (`configur` finds "configuring")."""
     if len(text) <= width:
         return text
-    stems = sorted({s for s in query_terms(query) if s.isalnum()}, key=len, reverse=True)
+    lower = text.lower()
     hits: list[tuple[int, str]] = []
-    if stems:
-        pattern = re.compile(r"\b(" + "|".join(map(re.escape, stems)) + ")", re.I)
-        hits = [(m.start(), m.group(1).lower()) for m in pattern.finditer(text, 0, 200_000)]
+    for stemmed in {s for s in query_terms(query) if s.isalnum()}:
+        at = lower.find(stemmed)
+        while at >= 0 and len(hits) < MAX_SNIPPET_HITS:
+            if at == 0 or not lower[at - 1].isalnum():  # the start of a word
+                hits.append((at, stemmed))
+            at = lower.find(stemmed, at + 1)
+    hits.sort()
     start, best = 0, -1
     inside: dict[str, int] = {}  # the words in the window hits[first:last], with counts
     first = 0

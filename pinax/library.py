@@ -27,7 +27,6 @@ from pinax.search import (
     Vectors,
     chunks,
     confidence,
-    corrected_query,
     index_cache,
     known_words,
     open_docs,
@@ -177,12 +176,9 @@ class Found:
     """A search's results over the selected manifests."""
 
     hits: list[SearchHit]
-    corrections: dict[str, str]  # query word -> the known word it was read as
+    also_matched: dict[str, list[str]]  # a typed word the index lacks -> known words added
     strategy: str  # "bm25", "fuzzy" or "substring": the most rescue any result needed
     pages_searched: int
-
-    def did_you_mean(self, query: str) -> str | None:
-        return corrected_query(query, self.corrections) if self.corrections else None
 
 
 class Library:
@@ -266,7 +262,7 @@ class Library:
             known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
         )
         merged: list[_Candidate] = []
-        corrections: dict[str, str] = {}
+        also_matched: dict[str, list[str]] = {}
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
         if len(selected) > 1:
@@ -286,8 +282,9 @@ class Library:
             if ranked.docs:
                 if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
                     strategy = plan.strategy
-                for word, fixed in plan.corrections.items():
-                    corrections.setdefault(word, fixed)
+                for word, known in plan.also_matched.items():
+                    added = also_matched.setdefault(word, [])
+                    added.extend(k for k in known if k not in added)
             if vectors is None:
                 details = ranked.explain or [None] * len(ranked.docs)
                 for rank, doc in enumerate(ranked.docs):
@@ -319,7 +316,7 @@ class Library:
                 )
             )
         pages_searched = sum(len(d.pages) for d in selected)
-        return Found(hits, corrections, strategy, pages_searched)
+        return Found(hits, also_matched, strategy, pages_searched)
 
     def find_page(self, url: str) -> tuple[Docs, Page] | None:
         for docs in self.all():

@@ -181,9 +181,8 @@ class Tools:
                 row["explain"] = hit.explain
             results.append(row)
         answer: dict[str, Any] = {"query": text, "results": results}
-        did_you_mean = found.did_you_mean(text)
-        if did_you_mean:
-            answer["did_you_mean"] = did_you_mean
+        if found.also_matched:
+            answer["also_matched"] = found.also_matched
         answer["strategy"] = found.strategy
         answer["pages_searched"] = found.pages_searched
         answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)

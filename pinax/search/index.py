@@ -17,14 +17,15 @@ some pages) leaves few to rank. Otherwise only the short lists (rare words, the 
 decide) are added up, and the common words are looked up by binary search for the candidates
 that can still reach the top; pages only common words reach come from a threshold algorithm
 over those words' highest weights first. Both give the exact top k (tests/test_index_topk.py).
-Query words the index does not know are corrected (edit distance), completed (prefix), or,
-when nothing else of the query is found, matched inside known words (substring).
+Every query word is searched as typed. Beside a word the index does not know, a correction
+(edit distance) or completions (prefix) may be added at a lower weight, or, when nothing else
+of the query is found, known words containing it (substring); never for short words, words
+with digits or one part of an identifier (see `_rescuable`).
 """
 
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -43,13 +44,22 @@ from pinax.search.indexing import (
     idf,
 )
 from pinax.search.semantic import Vectors
-from pinax.search.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
+from pinax.search.tokens import (
+    STOP_WORDS,
+    chunk_words,
+    chunks,
+    phrases,
+    stem,
+    words,
+    written_as_names,
+)
 from pinax.search.vocabulary import Vocabulary
 
 PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
 CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
+MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
 FEW_POSTINGS = 2048  # a query reaching no more pages than this ranks them all
@@ -84,7 +94,9 @@ class Plan:
     # What the reference is made of: (a query word's weight, the stem it counts by; None for
     # a word the index lacks), so that a pooled reference can be made with other IDFs.
     counted: list[tuple[float, str | None]] = field(default_factory=list)
-    corrections: dict[str, str] = field(default_factory=dict)  # typed word -> known word
+    # A typed word the index lacks -> the known words added beside it (corrections,
+    # completions, words containing it).
+    also_matched: dict[str, list[str]] = field(default_factory=dict)
     title_key: int = 0
 
     @property
@@ -152,22 +164,11 @@ def pooled(plans: Sequence[Plan], indexes: Sequence[SearchIndex]) -> list[Plan]:
     return result
 
 
-def corrected_query(query: str, corrections: dict[str, str]) -> str:
-    """The query as it was read: corrected words (and identifier parts) replaced."""
-
-    def fix(match: re.Match[str]) -> str:
-        chunk = match.group(0)
-        tokens = chunk_words(chunk)
-        if not tokens:
-            return chunk
-        if tokens[-1][0] in corrections:
-            return corrections[tokens[-1][0]]
-        for word, _ in tokens[:-1]:
-            if word in corrections:
-                chunk = re.sub(re.escape(word), corrections[word], chunk, count=1, flags=re.I)
-        return chunk
-
-    return CHUNK.sub(fix, query)
+def _rescuable(word: str, weight: float) -> bool:
+    """Whether a word the index lacks may have a correction or completion added beside it:
+    not one part of an identifier (`json` of `json.dumps`: the whole name is what was
+    meant), not three letters or fewer (`str`, `iso`), no digits (`8601`, `k8s`)."""
+    return weight >= 1.0 and len(word) > MAX_LITERAL and word.isalpha()
 
 
 class SearchIndex:
@@ -221,8 +222,10 @@ class SearchIndex:
     # -- planning ------------------------------------------------------------------------------
 
     def plan(self, query: str, trusted: frozenset[str] = frozenset()) -> Plan:
-        """The terms a query looks up, with corrections for the words the index lacks
-        (except `trusted` words, known elsewhere: not typos, just absent here)."""
+        """The terms a query looks up. Every word is searched as typed; a word the index
+        lacks counts in the reference as unknown, and a correction or completion of it may
+        be added beside it, at a lower weight (never for `trusted` words, known elsewhere:
+        not typos, just absent here; see `_rescuable` for which words may be rescued)."""
         weights: dict[str, float] = {}
         parts_of: dict[str, list[str]] = {}
         for chunk in chunks(query):
@@ -233,73 +236,64 @@ class SearchIndex:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
         if any(w not in STOP_WORDS for w in weights):
             weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        names = written_as_names(query)
         stems = [stem(w) for w in weights]
         full = [s for s, x in zip(stems, weights.values(), strict=True) if x >= 1.0]
         full = [s for s in full if s not in STOP_WORDS]
         pairs = phrases(full)
         ids = self.vocabulary.term_ids(stems + pairs)
         plan = Plan(title_key=content_key(full))
-        missing = []
+        plain = []  # plain words nothing was added for: looked for inside known words
         for (word, weight), text, term in zip(weights.items(), stems, ids, strict=False):
             if term >= 0:
                 self._add(plan, Term(term, weight, word, text, "exact"), weight)
-            elif not self._resolve(plan, word, weight, parts_of.get(word), word in trusted):
-                missing.append((word, weight))
-        for word, weight in missing:
+                continue
+            self._count(plan, weight, None, self._unknown_idf)  # as typed: a word unknown here
+            if word in trusted or not _rescuable(word, weight):
+                continue
+            parts = parts_of.get(word)
+            rescued = self._rescue(plan, word, weight, parts, word in names)
+            if not rescued and parts is None and word not in names:
+                plain.append((word, weight))
+        for word, weight in plain:
             # Substrings of known words, only when nothing else of the query was found.
             inside = [] if plan.terms else self.vocabulary.containing(word, COMPLETIONS)
-            for rank, found in enumerate(inside):
-                counted = weight if rank == 0 else 0.0
-                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
-            if not inside:  # an unknown word still says what a full match would be
-                self._count(plan, weight, None, self._unknown_idf)
+            for found in inside:
+                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring")
         for pair, term in zip(pairs, ids[len(stems) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
         return plan
 
-    def _resolve(
-        self, plan: Plan, word: str, weight: float, parts: list[str] | None, trusted: bool
+    def _rescue(
+        self, plan: Plan, word: str, weight: float, parts: list[str] | None, named: bool
     ) -> bool:
-        """Add the terms of a query word the index lacks: its correction or completions.
-        False if none was found and the word may still be looked for inside known words."""
+        """Add beside a word the index lacks its correction (edit distance), else its
+        completions (prefix), from title, heading and symbol words. A whole identifier
+        (`parts`: it was written in several) is never read as one of its own parts; a
+        word written as a code name (`named`: `__init__`, `dumps()`) is not completed."""
         vocabulary = self.vocabulary
-        if parts is not None:  # a joined identifier: rebuilt from corrected parts, or completed
-            rebuilt = "".join(plan.corrections.get(p, p) for p in parts)
-            term = vocabulary.term(stem(rebuilt)) if rebuilt != word and not trusted else -1
-            if term >= 0:
-                plan.corrections[word] = rebuilt
-                fixed = Term(
-                    term, weight * CORRECTION_WEIGHT, word, stem(rebuilt), "fuzzy", rebuilt
-                )
-                self._add(plan, fixed, weight)
-            elif not trusted:
-                self._complete(plan, word, weight)
-            return True  # its parts carry the query when it cannot be found
-        if trusted:
-            self._count(plan, weight, None, self._unknown_idf)
-            return True
         corrected = vocabulary.correct(word)
-        if corrected is not None:
-            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy", weight)
+        if corrected is not None and vocabulary.word_text(corrected) not in (parts or ()):
+            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy")
             return True
-        return self._complete(plan, word, weight)
-
-    def _complete(self, plan: Plan, word: str, weight: float) -> bool:
-        completions = self.vocabulary.complete(word, COMPLETIONS)
+        if named:
+            return False
+        completions = vocabulary.complete(word, COMPLETIONS)
         for rank, found in enumerate(completions):
             share = CORRECTION_WEIGHT if rank == 0 else CORRECTION_WEIGHT / 2
-            self._add_word(plan, word, found, weight * share, "prefix", weight if rank == 0 else 0)
+            self._add_word(plan, word, found, weight * share, "prefix")
         return bool(completions)
 
-    def _add_word(
-        self, plan: Plan, word: str, found: int, weight: float, match: str, counted: float
-    ) -> None:
+    def _add_word(self, plan: Plan, word: str, found: int, weight: float, match: str) -> None:
+        """A known word added beside a typed one; the typed word alone is in the reference."""
         vocabulary = self.vocabulary
         term = int(vocabulary.word_term[found])
         known = vocabulary.word_text(found)
-        plan.corrections.setdefault(word, known)
-        self._add(plan, Term(term, weight, word, vocabulary.term_text(term), match, known), counted)
+        added = plan.also_matched.setdefault(word, [])
+        if known not in added:
+            added.append(known)
+        plan.terms.append(Term(term, weight, word, vocabulary.term_text(term), match, known))
 
     def _add(self, plan: Plan, term: Term, counted: float) -> None:
         plan.terms.append(term)

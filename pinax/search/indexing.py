@@ -50,7 +50,7 @@ B = 0.75
 # is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
 FIELD_B = (B, B, B, B, B, B, 0.1)
 DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
-FORMAT = 4  # bump when the arrays or what they mean change (tokens, fields, weights)
+FORMAT = 5  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
@@ -115,6 +115,7 @@ class _Chunks:
         self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
         self.words: dict[str, int] = {}  # written word -> term id
         self.plain: set[str] = set()  # written words that are not joined identifiers
+        self.sources: set[str] = set()  # written words of titles, headings and symbols
         self._stem = stemmer()  # many words at a time
 
     def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -144,13 +145,22 @@ class _Chunks:
             if singular not in self.words and self.terms.get(stem) == term:
                 self.words[singular] = term
                 self.plain.add(singular)
+                if plural in self.sources:
+                    self.sources.add(singular)
 
-    def arrays(self) -> dict[str, np.ndarray]:
+    def arrays(self, sources: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Analyse every numbered chunk: the flat arrays, by chunk id. A batch of chunks at a
-        time, so that their tokens (many short-lived objects) never pile up in memory."""
+        time, so that their tokens (many short-lived objects) never pile up in memory. The
+        words of the chunks `sources` (ids) are what corrections may give (`self.sources`)."""
+        source = np.zeros(len(self.ids), dtype=bool)
+        for ids in sources:
+            source[ids] = True
         every = iter(self.ids)
         batches = iter(lambda: list(itertools.islice(every, ANALYSED)), [])
-        parts = [self._analyse(batch) for batch in batches] or [self._analyse([])]
+        parts = [
+            self._analyse(batch, source[at * ANALYSED : (at + 1) * ANALYSED])
+            for at, batch in enumerate(batches)
+        ] or [self._analyse([], source)]
         count, term, half, length, full_count, full = map(np.concatenate, zip(*parts, strict=True))
         del parts
         return {
@@ -164,9 +174,10 @@ class _Chunks:
             "full": full,
         }
 
-    def _analyse(self, batch: list[str]) -> tuple[np.ndarray, ...]:
+    def _analyse(self, batch: list[str], source: np.ndarray) -> tuple[np.ndarray, ...]:
         """The tokens of some chunks: how many each has, their term ids and half-weight flags,
-        each chunk's length, and its full-weight content terms (count, then ids)."""
+        each chunk's length, and its full-weight content terms (count, then ids); the words
+        of `source` chunks are kept in `self.sources`."""
         written, half, count = split_chunks(batch)
         total = len(written)
         words, terms = self.words, self.terms
@@ -178,6 +189,7 @@ class _Chunks:
         stop = np.fromiter(map(STOP_WORDS.__contains__, written), dtype=bool, count=total)
         owner = np.repeat(np.arange(len(batch)), count)  # the chunk of each token
         self.plain.update(itertools.compress(written, half | (count == 1)[owner]))
+        self.sources.update(itertools.compress(written, source[owner]))
         weight = np.where(half, PART_WEIGHT, 1.0)
         weight[stop] = 0.0
         full = ~half & ~stop
@@ -275,7 +287,7 @@ def build(
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     headings = pages.headings
     text_chunks, text_n_chunks = analysis.number(headings.titles)
-    found = analysis.arrays()
+    found = analysis.arrays([title_ids, text_chunks])
     distinct = len(headings.titles)
     each_text = _field(found, text_chunks, text_n_chunks, np.arange(distinct), distinct)
     del text_chunks, text_n_chunks
@@ -437,7 +449,7 @@ def _postings(
         sorting = pool.submit(key.sort)
         arrays = {"terms": sorted_strings(ordered_terms)}
         analysis.add_singulars()
-        arrays.update(build_words(analysis.words, analysis.plain, rank))
+        arrays.update(build_words(analysis.words, analysis.sources, rank))
         sorting.result()
     new = _run_starts(key)
     post_term, post_doc, tf = _merge_runs(key, new, scale, size, doc_bits)

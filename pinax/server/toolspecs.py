@@ -302,11 +302,16 @@ SEARCH_PAGES = ToolSpec(
                 ),
             ),
         ),
-        did_you_mean=_string("The query with misspelt words corrected, when any were"),
+        also_matched={
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            "description": "Words the docs lack, each with the known words searched beside "
+            "it (corrections, completions): what was typed is always searched as typed",
+        },
         strategy={
             "type": "string",
             "enum": ["bm25", "fuzzy", "substring"],
-            "description": "bm25: words as typed; fuzzy: some corrected or completed; "
+            "description": "bm25: words as typed; fuzzy: corrections or completions added; "
             "substring: found inside longer words",
         },
         pages_searched=_integer("How many pages the search covered", minimum=0),

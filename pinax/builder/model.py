@@ -45,6 +45,8 @@ class BuildOptions:
     lastmod: bool = False  # keep sitemap <lastmod> (off: it changes on every site rebuild)
     outline: bool = False  # read each page for its headings (--outline)
     previous: tuple[Page, ...] = ()  # the last build's pages (-o file): outlines to reuse
+    symbols: str | None = None  # an objects.inv (URL or file) whose symbols join the pages
+    no_symbols: bool = False  # record no symbols (and look for no inventory)
     cache_dir: Path | None = None  # where a rebuild's validators (ETag, Last-Modified) live
     limits: BuildLimits = field(default_factory=BuildLimits)
 

@@ -81,6 +81,17 @@ def build(
             "anchors); with --titles fetch, one request per page gives both.",
         ),
     ] = False,
+    symbols: Annotated[
+        str | None,
+        typer.Option(
+            "--symbols",
+            help="An objects.inv (URL or file) whose API symbols join the pages (default: "
+            "the site's own, looked for at the docs root, then the host root).",
+        ),
+    ] = None,
+    no_symbols: Annotated[
+        bool, typer.Option("--no-symbols", help="Record no API symbols.")
+    ] = False,
     check: Annotated[
         bool,
         typer.Option("--check", help="Compare with the -o file; exit 1 if it is out of date."),
@@ -105,6 +116,8 @@ def build(
 
     if check and output is None:
         fail("--check compares with a manifest file: give it with -o FILE")
+    if symbols and no_symbols:
+        fail("--symbols and --no-symbols contradict each other: give one")
     previous = ()
     if outline and output is not None and output.exists():
         try:  # a rebuild reuses the outlines of pages the site says are unchanged
@@ -127,6 +140,8 @@ def build(
         lastmod=lastmod,
         outline=outline,
         previous=previous,
+        symbols=symbols,
+        no_symbols=no_symbols,
         cache_dir=default_cache_dir() if outline else None,
     )
     reporter = ConsoleReporter(quiet=quiet)

@@ -101,20 +101,37 @@ class _Candidate(NamedTuple):
         return -self.score, self.rank, self.order
 
 
-def _places(shown: list[_Candidate], plans: list[Plan]) -> list[tuple[str | None, str | None]]:
-    """The (heading, anchor) each shown hit names: the heading that answers what its title
-    does not, found for the shown hits only; else the heading closest in meaning."""
-    places: list[tuple[str | None, str | None]] = [(None, None)] * len(shown)
+class _Place(NamedTuple):
+    """What a hit names inside its page: a symbol (with its kind), else a heading; and the
+    anchor `get_page(url, section=...)` opens."""
+
+    heading: str | None = None
+    anchor: str | None = None
+    symbol: str | None = None
+    kind: str | None = None
+
+
+def _places(shown: list[_Candidate], plans: list[Plan]) -> list[_Place]:
+    """The place each shown hit names, found for the shown hits only, in this order: the
+    symbol whose name answers what the title does not, the heading that does, the heading
+    closest in meaning."""
+    places = [_Place()] * len(shown)
     by_library: dict[int, list[int]] = {}
     for at, hit in enumerate(shown):
         by_library.setdefault(hit.order, []).append(at)
     for order, ats in by_library.items():
         docs = shown[ats[0]].docs
-        headings = docs.index.best_headings([shown[at].doc for at in ats], plans[order])
-        for at, heading in zip(ats, headings, strict=True):
+        pages = [shown[at].doc for at in ats]
+        symbols = docs.index.best_symbols(pages, plans[order])
+        headings = docs.index.best_headings(pages, plans[order])
+        for at, symbol, heading in zip(ats, symbols, headings, strict=True):
+            if symbol >= 0:
+                found = docs.symbol(symbol)
+                places[at] = _Place(None, found.anchor, found.name, found.kind)
+                continue
             heading = heading if heading >= 0 else shown[at].meant
             if heading >= 0:
-                places[at] = docs.place(shown[at].doc, heading)
+                places[at] = _Place(*docs.place(shown[at].doc, heading))
     return places
 
 
@@ -167,8 +184,10 @@ class SearchHit(NamedTuple):
     score: float
     explain: dict[str, Any] | None = None
     heading: str | None = None  # the section that answers (see `Docs.place`)
-    anchor: str | None = None
+    anchor: str | None = None  # the heading's or symbol's id on the page
     confidence: str = "low"
+    symbol: str | None = None  # the API name that answers (then no heading is named)
+    kind: str | None = None  # the symbol's kind
 
 
 @dataclass
@@ -311,8 +330,11 @@ class Library:
                     *hit.docs.pages.row(hit.doc),
                     hit.score,
                     hit.detail,
-                    *place,
+                    place.heading,
+                    place.anchor,
                     confidence(hit.score, hit.score - runner_up),
+                    place.symbol,
+                    place.kind,
                 )
             )
         pages_searched = sum(len(d.pages) for d in selected)

@@ -171,6 +171,9 @@ class Tools:
                 "score": hit.score,
                 "confidence": hit.confidence,
             }
+            if hit.symbol is not None:
+                row["symbol"] = hit.symbol
+                row["kind"] = hit.kind
             if hit.heading is not None:
                 row["heading"] = hit.heading
             if hit.anchor is not None:

@@ -112,8 +112,10 @@ def print_table(answer: dict[str, Any], within: str | None = None) -> None:
         where = f"[{library}] " if library else ""
         typer.echo(safe(f"{row['score']:.2f}  {where}{row['title']}"))
         typer.echo(safe(f"      {row['url']}"))
-        if row.get("heading"):
-            anchor = f"  (#{row['anchor']})" if row.get("anchor") else ""
+        anchor = f"  (#{row['anchor']})" if row.get("anchor") else ""
+        if row.get("symbol"):
+            typer.echo(safe(f"      > {row['symbol']} ({row['kind']}){anchor}"))
+        elif row.get("heading"):
             typer.echo(safe(f"      > {row['heading']}{anchor}"))
         if row.get("explain"):
             typer.echo(safe(f"      {explain_line(row['explain'])}"))

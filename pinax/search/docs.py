@@ -21,13 +21,20 @@ from typing import Any
 import numpy as np
 
 from pinax import manifest as manifest_io
-from pinax.manifest import Manifest, Page
+from pinax.manifest import Manifest, Page, Symbol
 from pinax.search import columns as columns_io
 from pinax.search import semantic
 from pinax.search.columns import ManifestColumns, PageColumns
 from pinax.search.heap import kept_for_reuse
 from pinax.search.index import SearchIndex
-from pinax.search.indexing import FORMAT, build, page_path, page_paths, section_text
+from pinax.search.indexing import (
+    FORMAT,
+    build,
+    page_path,
+    page_paths,
+    section_text,
+    symbol_text,
+)
 from pinax.search.pagetable import PageTable, Picked, build_table, raw_paths_of, trim, url_path
 from pinax.search.store import (
     IndexCache,
@@ -156,11 +163,26 @@ class Docs:
         ][:CHILDREN_EXPLAINED]
         description = page.description or ""
         headings = " ".join(h.title for h in page.outline)
-        return [page.title, slug, section, description, " ".join(children), page.title, headings]
+        symbols = " ".join(symbol_text(s.name) for s in page.symbols)
+        children_text = " ".join(children)
+        return [
+            page.title,
+            slug,
+            section,
+            description,
+            children_text,
+            page.title,
+            headings,
+            symbols,
+        ]
 
     def place(self, doc: int, heading: int) -> tuple[str, str | None]:
         """A hit's heading as `get_page(url, section=...)` takes it, and its anchor."""
         return self.pages.heading_place(doc, heading)
+
+    def symbol(self, at: int) -> Symbol:
+        """Symbol number `at` of all pages' (as `SearchIndex.best_symbols` names them)."""
+        return self.pages.symbol(at)
 
     def warm(self, read_files: bool = True) -> None:
         """Build the index and its term lookup table, and (`read_files`) read the index file

@@ -59,6 +59,7 @@ PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
 CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
+NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
 MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
@@ -205,6 +206,9 @@ class SearchIndex:
         self._text_term = _items(arrays["heading_text_term"])
         self._title_term_start = _items(arrays["title_term_start"])
         self._title_term = _items(arrays["title_term"])
+        self._symbol_start = arrays["symbol_start"]  # the page table's symbols
+        self._term_symbol_start = arrays["term_symbol_start"]
+        self._term_symbol = arrays["term_symbol"]
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
         # Title and heading vectors, when the index was built with the embedding model.
@@ -263,7 +267,19 @@ class SearchIndex:
         for pair, term in zip(pairs, ids[len(stems) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
+        self._names(plan, query)
         return plan
+
+    def _names(self, plan: Plan, query: str) -> None:
+        """A dotted name typed (`json.dumps`, `Agent.run()`) is also looked up whole, as a
+        symbol's name (see `indexing.name_terms`); it counts in the reference wherever it is
+        (by its own frequency, so that pooled indexes weigh it alike)."""
+        names = list(dict.fromkeys(c.lower() for c in chunks(query) if "." in c))
+        for name, term in zip(names, self.vocabulary.term_ids(names), strict=True):
+            if term >= 0:
+                self._add(plan, Term(term, NAME_WEIGHT, name, name, "exact"), NAME_WEIGHT)
+            else:
+                self._count(plan, NAME_WEIGHT, name, self._unknown_idf)
 
     def _rescue(
         self, plan: Plan, word: str, weight: float, parts: list[str] | None, named: bool
@@ -354,11 +370,52 @@ class SearchIndex:
         the heading covering most of that part (words weighted by IDF), if it covers at
         least half of it; else -1 (also when the title covers the whole query). Ties: the
         first heading of the page. Plain Python: a page's headings are a few dozen terms."""
+        weights = self._content_weights(plan)
+        return [self._best_heading(doc, weights) for doc in docs]
+
+    def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:
+        """For each page, the symbol (its number over all pages) that answers the part of
+        the query its title does not: the one whose name covers most of that part (words
+        weighted by IDF), if it covers at least half of it; else -1. Ties: the first. A
+        few binary searches per query term in the symbols that have it, in the page's range."""
+        weights = self._content_weights(plan)
+        return [self._best_symbol(doc, weights) for doc in docs]
+
+    def _best_symbol(self, doc: int, weights: dict[int, float]) -> int:
+        first, last = self._symbol_start.item(doc), self._symbol_start.item(doc + 1)
+        if first == last:
+            return -1
+        rest = self._untitled(doc, weights)
+        covered: dict[int, float] = {}
+        for term, weight in rest.items():
+            start, end = self._term_symbol_start.item(term), self._term_symbol_start.item(term + 1)
+            if start == end:
+                continue
+            having = self._term_symbol[start:end]
+            lo, hi = np.searchsorted(having, (first, last)).tolist()
+            for symbol in having[lo:hi].tolist():
+                covered[symbol] = covered.get(symbol, 0.0) + weight
+        if not covered:
+            return -1
+        best = max(covered.values())
+        if best < HEADING_COVER * sum(rest.values()):
+            return -1
+        return min(s for s, score in covered.items() if score == best)
+
+    def _content_weights(self, plan: Plan) -> dict[int, float]:
+        """The plan's terms (no phrases) weighted by their IDF: what a place covers."""
         weights: dict[int, float] = {}
         for t in plan.terms:
             if t.match != "phrase":
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
-        return [self._best_heading(doc, weights) for doc in docs]
+        return weights
+
+    def _untitled(self, doc: int, weights: dict[int, float]) -> dict[int, float]:
+        """The weights of the terms a page's title does not have."""
+        titled = self._title_term[
+            self._title_term_start[doc] : self._title_term_start[doc + 1]
+        ].tolist()
+        return {term: w for term, w in weights.items() if term not in titled}
 
     def _best_heading(self, doc: int, weights: dict[int, float]) -> int:
         first, last = self._heading_start[doc], self._heading_start[doc + 1]
@@ -374,10 +431,7 @@ class SearchIndex:
                 matched[text] = covered
         if not matched:
             return -1
-        titled = self._title_term[
-            self._title_term_start[doc] : self._title_term_start[doc + 1]
-        ].tolist()
-        rest = {term: w for term, w in weights.items() if term not in titled}
+        rest = self._untitled(doc, weights)
         wanted = HEADING_COVER * sum(rest.values())
         best, most = -1, 0.0
         for text, covered in matched.items():  # a text's first heading is the earliest

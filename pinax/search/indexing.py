@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import zlib
+from array import array
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
@@ -29,7 +30,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.search.columns import Headings, PageColumns
+from pinax.search.columns import PageColumns
 from pinax.search.pagetable import narrow, raw_path, raw_paths_of
 from pinax.search.semantic import build_vectors
 from pinax.search.tokens import (
@@ -42,15 +43,16 @@ from pinax.search.tokens import (
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading")
-FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5)
+SYMBOL_WEIGHT = 1.0  # a page's API names (see `symbol_text`)
+FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")
+FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5, SYMBOL_WEIGHT)
 K1 = 1.2
 B = 0.75
 # Length normalisation per field: a page's headings are many short texts, and a long outline
 # is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
-FIELD_B = (B, B, B, B, B, B, 0.1)
+FIELD_B = (B, B, B, B, B, B, 0.1, 0.1)
 DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
-FORMAT = 5  # bump when the arrays or what they mean change (tokens, fields, weights)
+FORMAT = 6  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
@@ -94,6 +96,14 @@ def page_paths(raw_paths: list[str], base_path: str) -> list[str]:
 def section_text(section: str, group: str | None, base_path: str) -> str:
     text = relative(section, base_path)
     return f"{text} {group}" if group else text
+
+
+def symbol_text(name: str) -> str:
+    """What a symbol is indexed as: its name and every dotted suffix of it
+    (`json.decoder.JSONDecoder JSONDecoder`...), so that the name is found whole however
+    much of its qualification is typed (`Agent.run` of `agents.agent.Agent.run`)."""
+    parts = name.split(".")
+    return " ".join(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
 
 
 def content_key(stems: Iterable[str]) -> int:
@@ -287,10 +297,16 @@ def build(
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     headings = pages.headings
     text_chunks, text_n_chunks = analysis.number(headings.titles)
-    found = analysis.arrays([title_ids, text_chunks])
+    symbols = pages.symbols
+    name_chunks, name_n_chunks = analysis.number(map(symbol_text, symbols.names))
+    found = analysis.arrays([title_ids, text_chunks, name_chunks])
     distinct = len(headings.titles)
     each_text = _field(found, text_chunks, text_n_chunks, np.arange(distinct), distinct)
     del text_chunks, text_n_chunks
+    names = len(symbols.names)
+    each_name = _field(found, name_chunks, name_n_chunks, np.arange(names), names)
+    each_name = _with_name_terms(each_name, analysis, symbols.names)
+    del name_chunks, name_n_chunks
 
     fields = [_field(found, title_ids, title_n, every, size)]
     fields.append(_field(found, slug_ids, slug_n, every, size))
@@ -303,9 +319,12 @@ def build(
     fields.append(_phrases(analysis, stems, stem_page, size))
     title_keys = _title_keys(analysis, stems, stem_page, size)
     del stems, stem_page
-    fields.append(_headings_of_pages(each_text, headings, size))
+    fields.append(_texts_of_pages(each_text, headings.title, headings.page, size))
+    fields.append(_once(_texts_of_pages(each_name, symbols.name, symbols.page, size), size))
     rank = _term_ranks(analysis)
     arrays = _heading_text_terms(each_text, rank)
+    arrays.update(_symbol_terms(each_name, symbols.name, rank))
+    del each_name
     arrays.update(_title_terms(fields[0], rank, size))
     del each_text
     arrays.update(_postings(analysis, fields, size, depth_prior(depths), rank))
@@ -316,17 +335,64 @@ def build(
     return arrays
 
 
-def _headings_of_pages(each_text: _Field, headings: Headings, size: int) -> _Field:
-    """The heading field: the tokens of every heading's text (`each_text` is filed by
-    distinct text) filed under its page."""
-    text = np.frombuffer(headings.title, dtype=np.int_)
-    page = np.frombuffer(headings.page, dtype=np.int_)
+def _texts_of_pages(each_text: _Field, text_of: array, page_of: array, size: int) -> _Field:
+    """The heading (or symbol) field: the tokens of every heading's text (`each_text` is
+    filed by distinct text; `text_of` each heading's, `page_of` its page) filed under its
+    page."""
+    text = np.frombuffer(text_of, dtype=np.int_)
+    page = np.frombuffer(page_of, dtype=np.int_)
     count = np.bincount(each_text.doc, minlength=len(each_text.lengths))  # doc is sorted
     start = np.cumsum(count) - count
     at = ragged(start[text], count[text])
     doc = np.repeat(page, count[text]).astype(np.int32)
     lengths = np.bincount(page, weights=each_text.lengths[text], minlength=size)
     return _Field(each_text.term[at], each_text.half[at], doc, lengths)
+
+
+def name_terms(name: str) -> list[str]:
+    """The terms a symbol's name is found by as a whole: its lower-cased dotted suffixes of
+    two parts or more (`json.dumps`; `agent.run` of `agents.agent.Agent.run`), which no
+    word is (words have no dots), so that a qualified name typed matches exactly, however
+    many parts it has. A query looks up each of its dotted chunks so (see `SearchIndex`)."""
+    parts = name.lower().split(".")
+    return [".".join(parts[i:]) for i in range(len(parts) - 1) if parts[i] and parts[-1]]
+
+
+def _with_name_terms(each_name: _Field, analysis: _Chunks, names: list[str]) -> _Field:
+    """The tokens of each distinct symbol name with its `name_terms` added (kept in name
+    order, as the callers read them)."""
+    extra = [name_terms(n) for n in names]
+    counts = np.fromiter(map(len, extra), dtype=np.int64, count=len(extra))
+    if not counts.sum():
+        return each_name
+    terms = analysis.terms
+    ids = [terms.setdefault(t, len(terms)) for t in itertools.chain.from_iterable(extra)]
+    doc = np.concatenate([each_name.doc, np.repeat(np.arange(len(names)), counts)])
+    order = np.argsort(doc, kind="stable")
+    term = np.concatenate([each_name.term, np.array(ids, dtype=each_name.term.dtype)])
+    half = np.concatenate([each_name.half, np.zeros(len(ids), dtype=each_name.half.dtype)])
+    lengths = each_name.lengths + counts
+    return _Field(term[order], half[order], doc[order].astype(np.int32), lengths)
+
+
+def _once(field: _Field, size: int) -> _Field:
+    """A field with each term at most once a page (a full-weight occurrence over a part's):
+    a page documenting 200 names with `widget` in them is not 200 times about widgets; its
+    length is its distinct terms'."""
+    if not len(field.term):
+        return field
+    key = field.doc.astype(np.int64) * (int(field.term.max()) + 1) + field.term
+    order = np.lexsort((field.half, key))  # by key, full weight first
+    key = key[order]
+    first = np.empty(len(key), dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    keep = order[first]
+    keep.sort()  # page order, as the field came
+    half = field.half[keep]
+    doc = field.doc[keep]
+    lengths = np.bincount(doc, weights=np.where(half, PART_WEIGHT, 1.0), minlength=size)
+    return _Field(field.term[keep], half, doc, lengths)
 
 
 def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:
@@ -339,6 +405,26 @@ def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.nda
     return {
         "heading_text_term_start": narrow(start),
         "heading_text_term": rank[each_text.term].astype(np.int32),
+    }
+
+
+def _symbol_terms(each_name: _Field, name_of: array, rank: np.ndarray) -> dict[str, np.ndarray]:
+    """Which symbols have each term (`term_symbol` from `term_symbol_start[term]`, symbols
+    by their number over all pages, ascending), so that a hit names the symbol that
+    answers by a few binary searches in the page's range of symbols."""
+    name = np.frombuffer(name_of, dtype=np.int_)
+    count = np.bincount(each_name.doc, minlength=len(each_name.lengths))  # doc is sorted
+    start = np.cumsum(count) - count
+    at = ragged(start[name], count[name])
+    terms = rank[each_name.term[at]]
+    symbol = np.repeat(np.arange(len(name), dtype=np.int64), count[name])
+    order = np.lexsort((symbol, terms))
+    per_term = np.bincount(terms, minlength=len(rank))
+    term_start = np.zeros(len(rank) + 1, dtype=np.int64)
+    np.cumsum(per_term, out=term_start[1:])
+    return {
+        "term_symbol_start": narrow(term_start),
+        "term_symbol": symbol[order].astype(np.int32),
     }
 
 

@@ -288,7 +288,12 @@ SEARCH_PAGES = ToolSpec(
                     "The heading inside the page that answers ('Parent > Child' where its "
                     "text repeats on the page): pass it, or the anchor, as get_page's section"
                 ),
-                anchor=_string("That heading's id on the page, where known"),
+                anchor=_string("That symbol's or heading's id on the page, where known"),
+                symbol=_string(
+                    "The API name on the page that answers (from the site's objects.inv): "
+                    "pass it, or the anchor, as get_page's section"
+                ),
+                kind=_string("That symbol's kind: module, class, function, method, ..."),
                 confidence={
                     "type": "string",
                     "enum": ["high", "medium", "low"],

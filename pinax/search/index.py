@@ -41,10 +41,12 @@ from pinax.search.indexing import (
     K1,
     content_key,
     depth_prior,
+    dotted_names,
     idf,
 )
 from pinax.search.semantic import Vectors
 from pinax.search.tokens import (
+    PART_WEIGHT,
     STOP_WORDS,
     chunk_words,
     chunks,
@@ -209,6 +211,8 @@ class SearchIndex:
         self._symbol_start = arrays["symbol_start"]  # the page table's symbols
         self._term_symbol_start = arrays["term_symbol_start"]
         self._term_symbol = arrays["term_symbol"]
+        self._symbol_size = arrays["symbol_size"]
+        self._term_symbol_part = arrays["term_symbol_part"]
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
         # Title and heading vectors, when the index was built with the embedding model.
@@ -274,7 +278,7 @@ class SearchIndex:
         """A dotted name typed (`json.dumps`, `Agent.run()`) is also looked up whole, as a
         symbol's name (see `indexing.name_terms`); it counts in the reference wherever it is
         (by its own frequency, so that pooled indexes weigh it alike)."""
-        names = list(dict.fromkeys(c.lower() for c in chunks(query) if "." in c))
+        names = dotted_names(query)
         for name, term in zip(names, self.vocabulary.term_ids(names), strict=True):
             if term >= 0:
                 self._add(plan, Term(term, NAME_WEIGHT, name, name, "exact"), NAME_WEIGHT)
@@ -374,10 +378,11 @@ class SearchIndex:
         return [self._best_heading(doc, weights) for doc in docs]
 
     def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:
-        """For each page, the symbol (its number over all pages) that answers the part of
-        the query its title does not: the one whose name covers most of that part (words
-        weighted by IDF), if it covers at least half of it; else -1. Ties: the first. A
-        few binary searches per query term in the symbols that have it, in the page's range."""
+        """For each page, the symbol (its number over all pages) whose name answers the
+        query: the one covering most of it (words weighted by IDF; the title's words count
+        too, as a name is what was asked for), if at least half of it; else -1. Ties: the
+        most specific name (fewest words), then the first. A few binary searches per query
+        term in the symbols that have it, in the page's range of symbols."""
         weights = self._content_weights(plan)
         return [self._best_symbol(doc, weights) for doc in docs]
 
@@ -385,22 +390,24 @@ class SearchIndex:
         first, last = self._symbol_start.item(doc), self._symbol_start.item(doc + 1)
         if first == last:
             return -1
-        rest = self._untitled(doc, weights)
         covered: dict[int, float] = {}
-        for term, weight in rest.items():
+        for term, weight in weights.items():
             start, end = self._term_symbol_start.item(term), self._term_symbol_start.item(term + 1)
             if start == end:
                 continue
             having = self._term_symbol[start:end]
             lo, hi = np.searchsorted(having, (first, last)).tolist()
-            for symbol in having[lo:hi].tolist():
-                covered[symbol] = covered.get(symbol, 0.0) + weight
+            parts = self._term_symbol_part[start + lo : start + hi].tolist()
+            for symbol, part in zip(having[lo:hi].tolist(), parts, strict=True):
+                share = weight * PART_WEIGHT if part else weight  # a part of a word: half
+                covered[symbol] = covered.get(symbol, 0.0) + share
         if not covered:
             return -1
         best = max(covered.values())
-        if best < HEADING_COVER * sum(rest.values()):
+        if best < HEADING_COVER * sum(weights.values()):
             return -1
-        return min(s for s, score in covered.items() if score == best)
+        tied = [s for s, score in covered.items() if score >= best * (1 - 1e-6)]
+        return min(tied, key=lambda s: (self._symbol_size.item(s), s))
 
     def _content_weights(self, plan: Plan) -> dict[int, float]:
         """The plan's terms (no phrases) weighted by their IDF: what a place covers."""

@@ -20,6 +20,7 @@ half weight) turns the token lists into postings.
 from __future__ import annotations
 
 import itertools
+import re
 import zlib
 from array import array
 from collections.abc import Iterable, Sequence
@@ -43,7 +44,7 @@ from pinax.search.tokens import (
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-SYMBOL_WEIGHT = 1.0  # a page's API names (see `symbol_text`)
+SYMBOL_WEIGHT = 2.0  # a page's API names (see `symbol_text`)
 FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")
 FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5, SYMBOL_WEIGHT)
 K1 = 1.2
@@ -358,6 +359,14 @@ def name_terms(name: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts) - 1) if parts[i] and parts[-1]]
 
 
+DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")  # a dotted name as typed (`_` kept)
+
+
+def dotted_names(text: str) -> list[str]:
+    """The dotted names of a query, lower-cased, as `name_terms` files them."""
+    return list(dict.fromkeys(m.lower() for m in DOTTED.findall(text)))
+
+
 def _with_name_terms(each_name: _Field, analysis: _Chunks, names: list[str]) -> _Field:
     """The tokens of each distinct symbol name with its `name_terms` added (kept in name
     order, as the callers read them)."""
@@ -410,21 +419,29 @@ def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.nda
 
 def _symbol_terms(each_name: _Field, name_of: array, rank: np.ndarray) -> dict[str, np.ndarray]:
     """Which symbols have each term (`term_symbol` from `term_symbol_start[term]`, symbols
-    by their number over all pages, ascending), so that a hit names the symbol that
-    answers by a few binary searches in the page's range of symbols."""
+    by their number over all pages, ascending), and how many tokens each has, so that a hit
+    names the symbol that answers by a few binary searches in the page's range of symbols."""
     name = np.frombuffer(name_of, dtype=np.int_)
     count = np.bincount(each_name.doc, minlength=len(each_name.lengths))  # doc is sorted
     start = np.cumsum(count) - count
     at = ragged(start[name], count[name])
     terms = rank[each_name.term[at]]
+    half = each_name.half[at]
+    size = np.minimum(count[name], np.iinfo(np.uint16).max).astype(np.uint16)
     symbol = np.repeat(np.arange(len(name), dtype=np.int64), count[name])
-    order = np.lexsort((symbol, terms))
+    order = np.lexsort((half, symbol, terms))  # a whole word before the same word as a part
+    terms, symbol, half = terms[order], symbol[order], half[order]
+    once = np.ones(len(terms), dtype=bool)  # a (term, symbol) pair once: a word repeated in
+    once[1:] = (terms[1:] != terms[:-1]) | (symbol[1:] != symbol[:-1])  # a name counts once
+    terms, symbol, half = terms[once], symbol[once], half[once]
     per_term = np.bincount(terms, minlength=len(rank))
     term_start = np.zeros(len(rank) + 1, dtype=np.int64)
     np.cumsum(per_term, out=term_start[1:])
     return {
         "term_symbol_start": narrow(term_start),
-        "term_symbol": symbol[order].astype(np.int32),
+        "term_symbol": symbol.astype(np.int32),
+        "term_symbol_part": half.astype(bool),  # only a part of a joined word of the name
+        "symbol_size": size,  # tokens of each symbol's name: the fewer, the more specific
     }
 
 

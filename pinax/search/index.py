@@ -39,6 +39,7 @@ from pinax.search.indexing import (
     FIELDS,
     IMPACT_BLOCK,
     K1,
+    SYMBOL,
     content_key,
     depth_prior,
     dotted_names,
@@ -61,6 +62,7 @@ PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
 CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
+SYMBOL_WORD_SHARE = 0.25  # a plain word's weight in symbols beside its weight elsewhere
 NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
 MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
@@ -225,7 +227,7 @@ class SearchIndex:
 
     def knows(self, word: str) -> bool:
         """Whether a query word (lower-case, as typed) is in the vocabulary."""
-        return self.vocabulary.term(stem(word)) >= 0
+        return max(self.vocabulary.term_ids([stem(word), SYMBOL + word])) >= 0
 
     # -- planning ------------------------------------------------------------------------------
 
@@ -236,25 +238,39 @@ class SearchIndex:
         not typos, just absent here; see `_rescuable` for which words may be rescued)."""
         weights: dict[str, float] = {}
         parts_of: dict[str, list[str]] = {}
+        coded: set[str] = set()  # words of chunks written as code: their symbols count fully
         for chunk in chunks(query):
             tokens = chunk_words(chunk)
             for word, weight in tokens:
                 weights[word] = max(weight, weights.get(word, 0.0))
             if len(tokens) > 1:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
+            if len(tokens) > 1 or not chunk[1:].islower():
+                coded.update(w for w, _ in tokens)
         if any(w not in STOP_WORDS for w in weights):
             weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
         names = written_as_names(query)
+        coded |= names
         stems = [stem(w) for w in weights]
         full = [s for s, x in zip(stems, weights.values(), strict=True) if x >= 1.0]
         full = [s for s in full if s not in STOP_WORDS]
         pairs = phrases(full)
-        ids = self.vocabulary.term_ids(stems + pairs)
+        named = [SYMBOL + w for w in weights]
+        ids = self.vocabulary.term_ids(stems + named + pairs)
+        symbol_ids = ids[len(stems) : len(stems) + len(named)]
         plan = Plan(title_key=content_key(full))
         plain = []  # plain words nothing was added for: looked for inside known words
-        for (word, weight), text, term in zip(weights.items(), stems, ids, strict=False):
+        for (word, weight), text, term, symbol in zip(
+            weights.items(), stems, ids, symbol_ids, strict=False
+        ):
             if term >= 0:
                 self._add(plan, Term(term, weight, word, text, "exact"), weight)
+                if symbol >= 0:  # beside the word: as much as a name typed as code, else less
+                    share = weight * (1.0 if word in coded else SYMBOL_WORD_SHARE)
+                    plan.terms.append(Term(symbol, share, word, SYMBOL + word, "exact"))
+                continue
+            if symbol >= 0:  # a word only symbols have: found as typed
+                self._add(plan, Term(symbol, weight, word, SYMBOL + word, "exact"), weight)
                 continue
             self._count(plan, weight, None, self._unknown_idf)  # as typed: a word unknown here
             if word in trusted or not _rescuable(word, weight):
@@ -268,7 +284,7 @@ class SearchIndex:
             inside = [] if plan.terms else self.vocabulary.containing(word, COMPLETIONS)
             for found in inside:
                 self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring")
-        for pair, term in zip(pairs, ids[len(stems) :], strict=True):
+        for pair, term in zip(pairs, ids[len(stems) + len(named) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
         self._names(plan, query)
@@ -314,6 +330,9 @@ class SearchIndex:
         if known not in added:
             added.append(known)
         plan.terms.append(Term(term, weight, word, vocabulary.term_text(term), match, known))
+        symbol = vocabulary.term(SYMBOL + known)
+        if symbol >= 0 and symbol != term:  # the known word as a name, too
+            plan.terms.append(Term(symbol, weight, word, SYMBOL + known, match, known))
 
     def _add(self, plan: Plan, term: Term, counted: float) -> None:
         plan.terms.append(term)
@@ -383,7 +402,7 @@ class SearchIndex:
         too, as a name is what was asked for), if at least half of it; else -1. Ties: the
         most specific name (fewest words), then the first. A few binary searches per query
         term in the symbols that have it, in the page's range of symbols."""
-        weights = self._content_weights(plan)
+        weights = self._content_weights(plan, symbols=True)
         return [self._best_symbol(doc, weights) for doc in docs]
 
     def _best_symbol(self, doc: int, weights: dict[int, float]) -> int:
@@ -409,10 +428,13 @@ class SearchIndex:
         tied = [s for s, score in covered.items() if score >= best * (1 - 1e-6)]
         return min(tied, key=lambda s: (self._symbol_size.item(s), s))
 
-    def _content_weights(self, plan: Plan) -> dict[int, float]:
-        """The plan's terms (no phrases) weighted by their IDF: what a place covers."""
+    def _content_weights(self, plan: Plan, symbols: bool = False) -> dict[int, float]:
+        """The plan's terms (no phrases) weighted by their IDF: what a place covers; with
+        `symbols`, only the terms of the symbol field (`§word`, dotted names)."""
         weights: dict[int, float] = {}
         for t in plan.terms:
+            if symbols and not (t.text.startswith(SYMBOL) or "." in t.text):
+                continue
             if t.match != "phrase":
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
         return weights

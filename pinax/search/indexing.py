@@ -39,12 +39,14 @@ from pinax.search.tokens import (
     PART_WEIGHT,
     STOP_WORDS,
     chunks,
+    split_chunk,
     split_chunks,
     stemmer,
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-SYMBOL_WEIGHT = 2.0  # a page's API names (see `symbol_text`)
+SYMBOL_WEIGHT = 1.0  # a page's API names (see `symbol_text`)
+SYMBOL = "\u00a7"  # `§`: the symbol field's words are terms of their own, `§word` (no word has it)
 FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")
 FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5, SYMBOL_WEIGHT)
 K1 = 1.2
@@ -299,15 +301,11 @@ def build(
     headings = pages.headings
     text_chunks, text_n_chunks = analysis.number(headings.titles)
     symbols = pages.symbols
-    name_chunks, name_n_chunks = analysis.number(map(symbol_text, symbols.names))
-    found = analysis.arrays([title_ids, text_chunks, name_chunks])
+    found = analysis.arrays([title_ids, text_chunks])
     distinct = len(headings.titles)
     each_text = _field(found, text_chunks, text_n_chunks, np.arange(distinct), distinct)
     del text_chunks, text_n_chunks
-    names = len(symbols.names)
-    each_name = _field(found, name_chunks, name_n_chunks, np.arange(names), names)
-    each_name = _with_name_terms(each_name, analysis, symbols.names)
-    del name_chunks, name_n_chunks
+    each_name = _symbol_tokens(analysis, symbols.names)
 
     fields = [_field(found, title_ids, title_n, every, size)]
     fields.append(_field(found, slug_ids, slug_n, every, size))
@@ -367,21 +365,39 @@ def dotted_names(text: str) -> list[str]:
     return list(dict.fromkeys(m.lower() for m in DOTTED.findall(text)))
 
 
-def _with_name_terms(each_name: _Field, analysis: _Chunks, names: list[str]) -> _Field:
-    """The tokens of each distinct symbol name with its `name_terms` added (kept in name
-    order, as the callers read them)."""
-    extra = [name_terms(n) for n in names]
-    counts = np.fromiter(map(len, extra), dtype=np.int64, count=len(extra))
-    if not counts.sum():
-        return each_name
-    terms = analysis.terms
-    ids = [terms.setdefault(t, len(terms)) for t in itertools.chain.from_iterable(extra)]
-    doc = np.concatenate([each_name.doc, np.repeat(np.arange(len(names)), counts)])
-    order = np.argsort(doc, kind="stable")
-    term = np.concatenate([each_name.term, np.array(ids, dtype=each_name.term.dtype)])
-    half = np.concatenate([each_name.half, np.zeros(len(ids), dtype=each_name.half.dtype)])
-    lengths = each_name.lengths + counts
-    return _Field(term[order], half[order], doc[order].astype(np.int32), lengths)
+def _symbol_tokens(analysis: _Chunks, names: list[str]) -> _Field:
+    """The symbol field's tokens of each distinct name (`doc`: the name's number): the words
+    of `symbol_text` as written (lower-cased, not stemmed: `Style` is no match for
+    `styles`), each as the term `SYMBOL + word`, and its `name_terms`. Terms of their own,
+    so that a query weighs them by how it was typed (see `SearchIndex.plan`); the words
+    are also what corrections may give. A name is analysed once, however many pages
+    document it."""
+    terms, words, sources = analysis.terms, analysis.words, analysis.sources
+    term: list[int] = []
+    half: list[bool] = []
+    counts: list[int] = []
+    lengths: list[float] = []
+    for name in names:
+        found = [t for chunk in chunks(symbol_text(name)) for t in split_chunk(chunk)]
+        for word, weight in found:
+            key = SYMBOL + word
+            number = terms.setdefault(key, len(terms))
+            term.append(number)
+            half.append(weight < 1.0)
+            words.setdefault(word, number)  # a word only symbols have: corrected to this
+            sources.add(word)
+        extra = name_terms(name)
+        term.extend(terms.setdefault(t, len(terms)) for t in extra)
+        half.extend([False] * len(extra))
+        counts.append(len(found) + len(extra))
+        lengths.append(sum(w for _, w in found) + len(extra))
+    doc = np.repeat(np.arange(len(names), dtype=np.int32), counts)
+    return _Field(
+        np.array(term, dtype=np.int32),
+        np.array(half, dtype=np.int8),
+        doc,
+        np.array(lengths, dtype=np.float64),
+    )
 
 
 def _once(field: _Field, size: int) -> _Field:

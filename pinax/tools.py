@@ -265,14 +265,15 @@ class Tools:
             if similar:
                 exc.message += f" (did you mean {', '.join(similar)}?)"
             raise
+        names = {s.name: s.anchor for s in known[1].symbols if s.anchor} if known else {}
         if fragment and heading is None and position is None:
             try:
-                return window(page, budget, unquote(fragment))
+                return window(page, budget, unquote(fragment), names=names)
             except SectionNotFound as exc:
                 # Not a heading: say so rather than answer with the whole page as if asked.
                 raise NotFound(_no_anchor(page["url"], unquote(fragment), exc)) from None
         try:
-            return window(page, budget, heading, position)
+            return window(page, budget, heading, position, names)
         except SectionNotFound as exc:
             hint = did_you_mean(heading or "", exc.choices)
             hint = hint or "; call get_page without a section to see the page's outline"
@@ -294,12 +295,14 @@ class Tools:
 def _no_anchor(url: str, anchor: str, missing: SectionNotFound, shown: int = 30) -> str:
     """The message for a `#anchor` that is no heading of the page: its headings, to choose."""
     headings = [f"{title} (#{slug})" for title, slug in missing.headings]
+    headings += [f"{symbol} (#{symbol})" for symbol in missing.symbols]
     if not headings:
         return f"no heading #{anchor} on {url} (it has none); read it without #{anchor}"
     more = f", and {len(headings) - shown} more" if len(headings) > shown else ""
     hint = did_you_mean(anchor, missing.choices)
     return (
-        f"no heading #{anchor} on {url}{hint}; its headings: {'; '.join(headings[:shown])}"
+        f"no heading #{anchor} on {url}{hint}; its headings"
+        f"{' and API entries' if missing.symbols else ''}: {'; '.join(headings[:shown])}"
         f"{more}. Pass one as section, or read the page without #{anchor}"
     )
 

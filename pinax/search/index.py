@@ -400,30 +400,36 @@ class SearchIndex:
         """For each page, the symbol (its number over all pages) whose name answers the
         query: the one covering most of it (words weighted by IDF; the title's words count
         too, as a name is what was asked for), if at least half of it; else -1. Ties: the
-        most specific name (fewest words), then the first. A few binary searches per query
-        term in the symbols that have it, in the page's range of symbols."""
+        most specific name (fewest words), then the first. Per query term, one binary search
+        for every page's range of symbols in the symbols that have the term."""
         weights = self._content_weights(plan, symbols=True)
-        return [self._best_symbol(doc, weights) for doc in docs]
-
-    def _best_symbol(self, doc: int, weights: dict[int, float]) -> int:
-        first, last = self._symbol_start.item(doc), self._symbol_start.item(doc + 1)
-        if first == last:
-            return -1
-        covered: dict[int, float] = {}
+        starts = self._symbol_start
+        ranges = [(starts.item(doc), starts.item(doc + 1)) for doc in docs]
+        covered: list[dict[int, float]] = [{} for _ in docs]
+        bounds = [bound for first_last in ranges for bound in first_last]
         for term, weight in weights.items():
             start, end = self._term_symbol_start.item(term), self._term_symbol_start.item(term + 1)
             if start == end:
                 continue
             having = self._term_symbol[start:end]
-            lo, hi = np.searchsorted(having, (first, last)).tolist()
-            parts = self._term_symbol_part[start + lo : start + hi].tolist()
-            for symbol, part in zip(having[lo:hi].tolist(), parts, strict=True):
-                share = weight * PART_WEIGHT if part else weight  # a part of a word: half
-                covered[symbol] = covered.get(symbol, 0.0) + share
+            places = np.searchsorted(having, bounds).tolist()
+            for at in range(len(docs)):
+                lo, hi = places[2 * at], places[2 * at + 1]
+                if lo == hi:
+                    continue
+                parts = self._term_symbol_part[start + lo : start + hi].tolist()
+                found = covered[at]
+                for symbol, part in zip(having[lo:hi].tolist(), parts, strict=True):
+                    share = weight * PART_WEIGHT if part else weight  # a part of a word: half
+                    found[symbol] = found.get(symbol, 0.0) + share
+        wanted = HEADING_COVER * sum(weights.values())
+        return [self._most_specific(found, wanted) for found in covered]
+
+    def _most_specific(self, covered: dict[int, float], wanted: float) -> int:
         if not covered:
             return -1
         best = max(covered.values())
-        if best < HEADING_COVER * sum(weights.values()):
+        if best < wanted:
             return -1
         tied = [s for s, score in covered.items() if score >= best * (1 - 1e-6)]
         return min(tied, key=lambda s: (self._symbol_size.item(s), s))

@@ -63,6 +63,7 @@ CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less th
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
 SYMBOL_WORD_SHARE = 0.25  # a plain word's weight in symbols beside its weight elsewhere
+DENSE_SYMBOLS = 64  # a page's symbol matches beyond this are added up in an array
 NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
 MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
@@ -401,11 +402,13 @@ class SearchIndex:
         query: the one covering most of it (words weighted by IDF; the title's words count
         too, as a name is what was asked for), if at least half of it; else -1. Ties: the
         most specific name (fewest words), then the first. Per query term, one binary search
-        for every page's range of symbols in the symbols that have the term."""
+        for every page's range of symbols in the symbols that have the term; a page's few
+        matches are added up in Python, many (a module page of hundreds of names that share
+        a word) in an array."""
         weights = self._content_weights(plan, symbols=True)
         starts = self._symbol_start
         ranges = [(starts.item(doc), starts.item(doc + 1)) for doc in docs]
-        covered: list[dict[int, float]] = [{} for _ in docs]
+        matches: list[list[tuple[np.ndarray, np.ndarray, float]]] = [[] for _ in docs]
         bounds = [bound for first_last in ranges for bound in first_last]
         for term, weight in weights.items():
             start, end = self._term_symbol_start.item(term), self._term_symbol_start.item(term + 1)
@@ -415,23 +418,40 @@ class SearchIndex:
             places = np.searchsorted(having, bounds).tolist()
             for at in range(len(docs)):
                 lo, hi = places[2 * at], places[2 * at + 1]
-                if lo == hi:
-                    continue
-                parts = self._term_symbol_part[start + lo : start + hi].tolist()
-                found = covered[at]
-                for symbol, part in zip(having[lo:hi].tolist(), parts, strict=True):
-                    share = weight * PART_WEIGHT if part else weight  # a part of a word: half
-                    found[symbol] = found.get(symbol, 0.0) + share
+                if lo < hi:
+                    parts = self._term_symbol_part[start + lo : start + hi]
+                    matches[at].append((having[lo:hi], parts, weight))
         wanted = HEADING_COVER * sum(weights.values())
-        return [self._most_specific(found, wanted) for found in covered]
+        return [
+            self._best_symbol(found, first, last, wanted)
+            for found, (first, last) in zip(matches, ranges, strict=True)
+        ]
 
-    def _most_specific(self, covered: dict[int, float], wanted: float) -> int:
-        if not covered:
+    def _best_symbol(
+        self,
+        matches: list[tuple[np.ndarray, np.ndarray, float]],
+        first: int,
+        last: int,
+        wanted: float,
+    ) -> int:
+        if not matches:
             return -1
-        best = max(covered.values())
+        if sum(len(symbols) for symbols, _, _ in matches) <= DENSE_SYMBOLS:
+            covered: dict[int, float] = {}
+            for symbols, parts, weight in matches:
+                for symbol, part in zip(symbols.tolist(), parts.tolist(), strict=True):
+                    share = weight * PART_WEIGHT if part else weight  # a part of a word: half
+                    covered[symbol] = covered.get(symbol, 0.0) + share
+            best = max(covered.values())
+            tied = [s for s, score in covered.items() if score >= best * (1 - 1e-6)]
+        else:
+            total = np.zeros(last - first, dtype=np.float64)
+            for symbols, parts, weight in matches:
+                total[symbols - first] += np.where(parts, weight * PART_WEIGHT, weight)
+            best = float(total.max())
+            tied = (np.flatnonzero(total >= best * (1 - 1e-6)) + first).tolist()
         if best < wanted:
             return -1
-        tied = [s for s, score in covered.items() if score >= best * (1 - 1e-6)]
         return min(tied, key=lambda s: (self._symbol_size.item(s), s))
 
     def _content_weights(self, plan: Plan, symbols: bool = False) -> dict[int, float]:

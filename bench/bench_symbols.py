@@ -40,20 +40,22 @@ def cpython_size(seed: int = 7) -> Manifest:
     made = 0
     for i in range(540):
         module = f"mod{i}"
-        count = min(int(rng.paretovariate(1.2) * 8), 600)
+        wanted = min(int(rng.paretovariate(1.2) * 8), 600, 11_000 - made)
         if i == 539:
-            count = max(0, 11_000 - made)
-        count = min(count, 11_000 - made)
-        picked = rng.sample(pool, count)
-        symbols = tuple(
-            Symbol(f"{module}.{s['name'].rsplit('.', 1)[-1]}.{n}", s["kind"], f"{module}-{n}")
-            for n, s in enumerate(picked)
-        )
+            wanted = 11_000 - made
+        names: dict[str, str] = {}
+        while len(names) < wanted:
+            found = rng.choice(pool)
+            names.setdefault(f"{module}.{found['name'].rsplit('.', 1)[-1]}", found["kind"])
+        symbols = [Symbol(name, kind, name) for name, kind in names.items()]
         made += len(symbols)
         pages.append(
-            {"url": f"https://docs.example/3/library/{module}.html", "title": f"{module} module"}
+            {
+                "url": f"https://docs.example/3/library/{module}.html",
+                "title": f"{module} module",
+                "symbols": [s.to_dict() for s in symbols],
+            }
         )
-        pages[-1]["symbols"] = [s.to_dict() for s in symbols]
     return from_dict(
         {"pinax_manifest": 1, "name": "cpython", "url": "https://docs.example/3", "pages": pages}
     )

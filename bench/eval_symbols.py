@@ -160,10 +160,11 @@ def lookups(per_set: int) -> None:
         systems[label] = (library, Okapi(manifests), built)
     print("\n## API names, every manifest loaded together (Hit@1 | top 3)\n")
     print(
-        "| inventory | form | n | Pinax with symbols | names it | Pinax without "
-        "| rank-bm25 with symbol fields | rank-bm25 without |"
+        "| inventory | form | n | Pinax with symbols: Hit@1 | top 3 | names it "
+        "| Pinax without: Hit@1 | top 3 | rank-bm25 with symbol fields: Hit@1 | top 3 "
+        "| rank-bm25 without: Hit@1 | top 3 |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     totals: dict[tuple[str, str], Tally] = defaultdict(Tally)
     for name, group in queries.items():
         by_form: dict[tuple[str, str], Tally] = defaultdict(Tally)

@@ -378,10 +378,12 @@ def _symbol_tokens(analysis: _Chunks, names: list[str]) -> _Field:
     counts: list[int] = []
     lengths: list[float] = []
     for name in names:
-        found = [t for chunk in chunks(symbol_text(name)) for t in split_chunk(chunk)]
-        for word, weight in found:
-            key = SYMBOL + word
-            number = terms.setdefault(key, len(terms))
+        found: dict[str, float] = {}  # each word once, whole over part (the field's rule)
+        for chunk in chunks(symbol_text(name)):
+            for word, weight in split_chunk(chunk):
+                found[word] = max(weight, found.get(word, 0.0))
+        for word, weight in found.items():
+            number = terms.setdefault(SYMBOL + word, len(terms))
             term.append(number)
             half.append(weight < 1.0)
             words.setdefault(word, number)  # a word only symbols have: corrected to this
@@ -390,7 +392,7 @@ def _symbol_tokens(analysis: _Chunks, names: list[str]) -> _Field:
         term.extend(terms.setdefault(t, len(terms)) for t in extra)
         half.extend([False] * len(extra))
         counts.append(len(found) + len(extra))
-        lengths.append(sum(w for _, w in found) + len(extra))
+        lengths.append(sum(found.values()) + len(extra))
     doc = np.repeat(np.arange(len(names), dtype=np.int32), counts)
     return _Field(
         np.array(term, dtype=np.int32),
@@ -406,18 +408,21 @@ def _once(field: _Field, size: int) -> _Field:
     length is its distinct terms'."""
     if not len(field.term):
         return field
-    key = field.doc.astype(np.int64) * (int(field.term.max()) + 1) + field.term
-    order = np.lexsort((field.half, key))  # by key, full weight first
-    key = key[order]
+    terms = int(field.term.max()) + 1
+    key = field.doc.astype(np.int64) * terms + field.term
+    key <<= 1
+    key |= field.half.astype(np.int64)  # whole (0) sorts before part (1)
+    key.sort()
     first = np.empty(len(key), dtype=bool)
     first[0] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    keep = order[first]
-    keep.sort()  # page order, as the field came
-    half = field.half[keep]
-    doc = field.doc[keep]
+    np.not_equal(key[1:] >> 1, key[:-1] >> 1, out=first[1:])
+    key = key[first]  # in page order, one a term
+    half = (key & 1).astype(np.int8)
+    key >>= 1
+    doc = (key // terms).astype(np.int32)
+    term = (key % terms).astype(np.int32)
     lengths = np.bincount(doc, weights=np.where(half, PART_WEIGHT, 1.0), minlength=size)
-    return _Field(field.term[keep], half, doc, lengths)
+    return _Field(term, half, doc, lengths)
 
 
 def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:

@@ -324,6 +324,9 @@ class Library:
         hits = []
         for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):
             runner_up = merged[at + 1].score if at + 1 < len(merged) else 0.0
+            margin = hit.score - runner_up  # a hit close behind another is one of equals too
+            if at:
+                margin = min(margin, merged[at - 1].score - hit.score)
             hits.append(
                 SearchHit(
                     hit.docs.name,
@@ -332,7 +335,7 @@ class Library:
                     hit.detail,
                     place.heading,
                     place.anchor,
-                    confidence(hit.score, hit.score - runner_up),
+                    confidence(hit.score, margin),
                     place.symbol,
                     place.kind,
                 )

@@ -45,8 +45,7 @@ class ManifestDiff:
     def symbols_changed(self) -> int:
         """Symbols added or removed over the pages both builds have."""
         return sum(
-            len(set(old.symbols) ^ set(new.symbols))
-            for old, new in (*self.retitled, *self.changed)
+            len(set(old.symbols) ^ set(new.symbols)) for old, new in (*self.retitled, *self.changed)
         )
 
     def summary(self) -> str:

@@ -33,7 +33,6 @@ from pinax.search.indexing import (
     page_path,
     page_paths,
     section_text,
-    symbol_text,
 )
 from pinax.search.pagetable import PageTable, Picked, build_table, raw_paths_of, trim, url_path
 from pinax.search.store import (
@@ -162,8 +161,9 @@ class Docs:
             if self.pages.url(i).rstrip("/").rpartition("/")[0] == parent
         ][:CHILDREN_EXPLAINED]
         description = page.description or ""
-        headings = " ".join(h.title for h in page.outline)
-        symbols = " ".join(symbol_text(s.name) for s in page.symbols)
+        anchors = {s.anchor for s in page.symbols}  # headings that are symbols count as those
+        headings = " ".join(h.title for h in page.outline if h.anchor not in anchors)
+        symbols = " ".join(s.name for s in page.symbols)
         children_text = " ".join(children)
         return [
             page.title,

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pinax.search.indexing import (
+    EXACT,
     FIELD_B,
     FIELD_WEIGHTS,
     FIELDS,
@@ -44,6 +45,8 @@ from pinax.search.indexing import (
     depth_prior,
     dotted_names,
     idf,
+    name_terms,
+    symbol_text,
 )
 from pinax.search.semantic import Vectors
 from pinax.search.tokens import (
@@ -104,6 +107,7 @@ class Plan:
     # completions, words containing it).
     also_matched: dict[str, list[str]] = field(default_factory=dict)
     title_key: int = 0
+    whole: frozenset[str] = frozenset()  # query words typed whole (not parts of a name)
 
     @property
     def strategy(self) -> str:
@@ -267,7 +271,8 @@ class SearchIndex:
         named = [SYMBOL + w for w in weights]
         ids = self.vocabulary.term_ids(stems + named + pairs)
         symbol_ids = ids[len(stems) : len(stems) + len(named)]
-        plan = Plan(title_key=content_key(full))
+        whole = frozenset(w for w, x in weights.items() if x >= 1.0)
+        plan = Plan(title_key=content_key(full), whole=whole | frozenset(dotted_names(query)))
         plain = []  # plain words nothing was added for: looked for inside known words
         for (word, weight), text, term, symbol in zip(
             weights.items(), stems, ids, symbol_ids, strict=False
@@ -297,7 +302,21 @@ class SearchIndex:
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
         self._names(plan, query)
+        self._exact_names(plan, query)
         return plan
+
+    def _exact_names(self, plan: Plan, query: str) -> None:
+        """A name typed with its case and underscores (`run_streamed`, `MessagePump`,
+        `DISABLED`) is also looked up as a symbol's last part exactly so written: a bonus
+        beside its words (not in the reference), full for a name typed as code, a quarter
+        for a plain word, as in the symbol field."""
+        for chunk in dict.fromkeys(c for c in chunks(query) if "." not in c):
+            term = self.vocabulary.term(EXACT + chunk)
+            if term >= 0:
+                coded = "_" in chunk or not chunk[1:].islower()
+                share = NAME_WEIGHT if coded else NAME_WEIGHT * SYMBOL_WORD_SHARE
+                word = chunk_words(chunk)[-1][0] if chunk_words(chunk) else chunk.lower()
+                plan.terms.append(Term(term, share, word, EXACT + chunk, "exact"))
 
     def _names(self, plan: Plan, query: str) -> None:
         """A dotted name typed (`json.dumps`, `Agent.run()`) is also looked up whole, as a
@@ -407,18 +426,21 @@ class SearchIndex:
 
     def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:
         """For each page, the symbol (its number over all pages) whose name answers the
-        query: the one covering most of it (words weighted by IDF; the title's words count
-        too, as a name is what was asked for), if at least half of it; else -1. Ties: the
-        most specific name (fewest words), then the first. Per query term, one binary search
-        for every page's range of symbols in the symbols that have the term; a page's few
-        matches are added up in Python, many (a module page of hundreds of names that share
-        a word) in an array."""
-        weights = self._content_weights(plan, symbols=True)
+        query: one whose words cover every whole word of the query that the page's title
+        lacks (all of them if it lacks none; a dotted name typed always counts), the one
+        covering most of the query
+        (words weighted by IDF) among those; else -1. Ties: the most specific name (fewest
+        words), then the first. Per query term, one binary search for every page's range of
+        symbols in the symbols that have the term; a page's few matches are added up in
+        Python, many (a module page of hundreds of names sharing a word) in an array."""
+        words = _QueryWords(plan, self._term_idf)
+        if not words.by_symbol_term:
+            return [-1] * len(docs)
         starts = self._symbol_start
         ranges = [(starts.item(doc), starts.item(doc + 1)) for doc in docs]
-        matches: list[list[tuple[np.ndarray, np.ndarray, float]]] = [[] for _ in docs]
+        matches: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in docs]
         bounds = [bound for first_last in ranges for bound in first_last]
-        for term, weight in weights.items():
+        for term, bit in words.by_symbol_term.items():
             start, end = self._term_symbol_start.item(term), self._term_symbol_start.item(term + 1)
             if start == end:
                 continue
@@ -428,46 +450,65 @@ class SearchIndex:
                 lo, hi = places[2 * at], places[2 * at + 1]
                 if lo < hi:
                     parts = self._term_symbol_part[start + lo : start + hi]
-                    matches[at].append((having[lo:hi], parts, weight))
-        wanted = HEADING_COVER * sum(weights.values())
+                    matches[at].append((having[lo:hi], parts, bit))
         return [
-            self._best_symbol(found, first, last, wanted)
-            for found, (first, last) in zip(matches, ranges, strict=True)
+            self._best_symbol(found, first, last, words.required(self._titled(doc)), words)
+            for found, doc, (first, last) in zip(matches, docs, ranges, strict=True)
         ]
 
     def _best_symbol(
         self,
-        matches: list[tuple[np.ndarray, np.ndarray, float]],
+        matches: list[tuple[np.ndarray, np.ndarray, int]],
         first: int,
         last: int,
-        wanted: float,
+        required: int,
+        words: _QueryWords,
     ) -> int:
-        if not matches:
+        """The best symbol of one page's matches (see `best_symbols`): `required` and each
+        match's word are bits of `words`; a part of a name's word covers half a word."""
+        if not matches or not required:
             return -1
         if sum(len(symbols) for symbols, _, _ in matches) <= DENSE_SYMBOLS:
-            covered: dict[int, float] = {}
-            for symbols, parts, weight in matches:
+            covered: dict[int, int] = {}
+            halves: dict[int, int] = {}
+            for symbols, parts, bit in matches:
                 for symbol, part in zip(symbols.tolist(), parts.tolist(), strict=True):
-                    share = weight * PART_WEIGHT if part else weight  # a part of a word: half
-                    covered[symbol] = covered.get(symbol, 0.0) + share
-            best = max(covered.values())
-            tied = [s for s, score in covered.items() if score >= best * (1 - 1e-6)]
+                    if part:
+                        halves[symbol] = halves.get(symbol, 0) | bit
+                    else:
+                        covered[symbol] = covered.get(symbol, 0) | bit
+            every = set(covered) | set(halves)
+            scores = {
+                s: words.score(covered.get(s, 0), halves.get(s, 0))
+                for s in every
+                if (covered.get(s, 0) | halves.get(s, 0)) & required == required
+            }
         else:
-            total = np.zeros(last - first, dtype=np.float64)
-            for symbols, parts, weight in matches:
-                total[symbols - first] += np.where(parts, weight * PART_WEIGHT, weight)
-            best = float(total.max())
-            tied = (np.flatnonzero(total >= best * (1 - 1e-6)) + first).tolist()
-        if best < wanted:
+            whole = np.zeros(last - first, dtype=np.int64)
+            half = np.zeros(last - first, dtype=np.int64)
+            for symbols, parts, bit in matches:
+                at = symbols - first
+                whole[at[~parts]] |= bit
+                half[at[parts]] |= bit
+            ok = np.flatnonzero(((whole | half) & required) == required)
+            scores = {int(i) + first: words.score(int(whole[i]), int(half[i])) for i in ok.tolist()}
+        if not scores:
             return -1
+        best = max(scores.values())
+        tied = [s for s, score in scores.items() if score >= best * (1 - 1e-6)]
         return min(tied, key=lambda s: (self._symbol_size.item(s), s))
+
+    def _titled(self, doc: int) -> set[int]:
+        return set(
+            self._title_term[self._title_term_start[doc] : self._title_term_start[doc + 1]].tolist()
+        )
 
     def _content_weights(self, plan: Plan, symbols: bool = False) -> dict[int, float]:
         """The plan's terms (no phrases) weighted by their IDF: what a place covers; with
         `symbols`, only the terms of the symbol field (`§word`, dotted names)."""
         weights: dict[int, float] = {}
         for t in plan.terms:
-            if symbols and not (t.text.startswith(SYMBOL) or "." in t.text):
+            if symbols and not (t.text.startswith((SYMBOL, EXACT)) or "." in t.text):
                 continue
             if t.match != "phrase":
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
@@ -680,7 +721,11 @@ class SearchIndex:
     def explain(self, doc: int, plan: Plan, raw: float, boost: float) -> dict[str, Any]:
         """Where a hit's score comes from: per query term, its contribution and how that
         splits over the page's fields; the boosts; and the reference that maps it to 0..1."""
-        fields = [_term_counts(text) for text in self._fields_of(doc)] if self._fields_of else []
+        texts = list(self._fields_of(doc)) if self._fields_of else []
+        fields = [
+            _symbol_counts(text) if FIELDS[f] == "symbol" else _term_counts(text)
+            for f, text in enumerate(texts)
+        ]
         averages = self._field_avg
         norms = [
             (1 - FIELD_B[f]) + FIELD_B[f] * length / averages[f]
@@ -721,6 +766,57 @@ class SearchIndex:
             "boosts": {"depth": round(depth, 4), "exact_title": round(boost, 4)},
             "reference": round(plan.reference, 4),
         }
+
+
+class _QueryWords:
+    """A plan's query words as bits (at most 62 words; more are not asked for by name): each
+    word's weight (IDF-weighted), which are whole words (not parts of a name), the regular
+    terms each has (to tell the title's words), and which symbol-field terms stand for which
+    word (`§word`, dotted names)."""
+
+    def __init__(self, plan: Plan, term_idf: np.ndarray) -> None:
+        self.bits: dict[str, int] = {}
+        self.weight: list[float] = []
+        self.whole = 0
+        self.regular: dict[int, set[int]] = {}
+        self.by_symbol_term: dict[int, int] = {}
+        for t in plan.terms:
+            if t.match == "phrase":
+                continue
+            if t.word not in self.bits:
+                if len(self.bits) >= 62:
+                    continue
+                self.bits[t.word] = 1 << len(self.bits)
+                self.weight.append(0.0)
+            bit = self.bits[t.word]
+            at = bit.bit_length() - 1
+            self.weight[at] = max(self.weight[at], t.weight * term_idf.item(t.term))
+            dotted = "." in t.text
+            if t.word in plan.whole:
+                self.whole |= bit
+            if t.text.startswith((SYMBOL, EXACT)) or dotted:
+                self.by_symbol_term.setdefault(t.term, bit)
+            else:
+                self.regular.setdefault(bit, set()).add(t.term)
+
+    def required(self, titled: set[int]) -> int:
+        """The whole words a page's symbol must cover: those its title lacks, or, when the
+        title has them all (`App` on the page `textual.app`), all of them."""
+        need = 0
+        whole = self.whole or sum(self.bits.values())
+        for bit in self.bits.values():
+            if whole & bit and not (self.regular.get(bit, set()) & titled):
+                need |= bit
+        return need or whole  # (a long name typed has no whole word: all its parts then)
+
+    def score(self, whole: int, half: int) -> float:
+        total = 0.0
+        for at, weight in enumerate(self.weight):
+            if whole >> at & 1:
+                total += weight
+            elif half >> at & 1:
+                total += weight * PART_WEIGHT
+        return total
 
 
 class Scratch:
@@ -775,6 +871,19 @@ def _kth(scores: np.ndarray, k: int) -> float:
     if len(scores) < k:
         return 0.0
     return float(np.partition(scores, len(scores) - k)[len(scores) - k])
+
+
+def _symbol_counts(names: str) -> tuple[dict[str, float], float]:
+    """`_term_counts` of the symbol field, from its names (space-separated), as indexing
+    files them: each word of a name's suffixes once a page, unstemmed, and its dotted
+    names."""
+    counts: dict[str, float] = {}
+    for name in names.split():
+        for word, weight in words(symbol_text(name)):
+            counts[SYMBOL + word] = max(weight, counts.get(SYMBOL + word, 0.0))
+        for term in [*name_terms(name), EXACT + name.rsplit(".", 1)[-1]]:
+            counts[term] = 1.0
+    return counts, sum(counts.values())
 
 
 def _term_counts(text: str) -> tuple[dict[str, float], float]:

@@ -31,7 +31,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.search.columns import PageColumns
+from pinax.search.columns import Headings, PageColumns, Symbols
 from pinax.search.pagetable import narrow, raw_path, raw_paths_of
 from pinax.search.semantic import build_vectors
 from pinax.search.tokens import (
@@ -46,6 +46,7 @@ from pinax.search.tokens import (
 from pinax.search.vocabulary import build_words, sorted_strings
 
 SYMBOL_WEIGHT = 1.0  # a page's API names (see `symbol_text`)
+EXACT = "="  # ...and `=Name`: a symbol's last part exactly as written (no word has `=`)
 SYMBOL = "\u00a7"  # `§`: the symbol field's words are terms of their own, `§word` (no word has it)
 FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")
 FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5, SYMBOL_WEIGHT)
@@ -318,7 +319,8 @@ def build(
     fields.append(_phrases(analysis, stems, stem_page, size))
     title_keys = _title_keys(analysis, stems, stem_page, size)
     del stems, stem_page
-    fields.append(_texts_of_pages(each_text, headings.title, headings.page, size))
+    shown = _not_symbols(headings, symbols)  # a heading that is a symbol counts as the symbol
+    fields.append(_texts_of_pages(each_text, headings.title, headings.page, size, shown))
     fields.append(_once(_texts_of_pages(each_name, symbols.name, symbols.page, size), size))
     rank = _term_ranks(analysis)
     arrays = _heading_text_terms(each_text, rank)
@@ -334,12 +336,40 @@ def build(
     return arrays
 
 
-def _texts_of_pages(each_text: _Field, text_of: array, page_of: array, size: int) -> _Field:
+def _not_symbols(headings: Headings, symbols: Symbols) -> np.ndarray | None:
+    """Which headings are not also a symbol of their page (the same anchor: mkdocstrings
+    gives each documented name a heading), or None when all are not."""
+    if not len(symbols.page) or not len(headings.page):
+        return None
+    number = {anchor: at for at, anchor in enumerate(symbols.anchors)}
+    as_symbol = np.array([number.get(a, -1) for a in headings.anchors] or [-1], dtype=np.int64)
+    heading_anchor = np.frombuffer(headings.anchor, dtype=np.int_)
+    mapped = np.where(heading_anchor >= 0, as_symbol[np.maximum(heading_anchor, 0)], -1)
+    width = len(symbols.anchors) + 1
+    heading_key = np.frombuffer(headings.page, dtype=np.int_) * width + mapped
+    symbol_key = np.frombuffer(symbols.page, dtype=np.int_) * width + np.frombuffer(
+        symbols.anchor, dtype=np.int_
+    )
+    both = (mapped >= 0) & np.isin(
+        heading_key, symbol_key[np.frombuffer(symbols.anchor, dtype=np.int_) >= 0]
+    )
+    return None if not both.any() else ~both
+
+
+def _texts_of_pages(
+    each_text: _Field,
+    text_of: array,
+    page_of: array,
+    size: int,
+    keep: np.ndarray | None = None,
+) -> _Field:
     """The heading (or symbol) field: the tokens of every heading's text (`each_text` is
     filed by distinct text; `text_of` each heading's, `page_of` its page) filed under its
-    page."""
+    page; only the headings `keep` marks, if given."""
     text = np.frombuffer(text_of, dtype=np.int_)
     page = np.frombuffer(page_of, dtype=np.int_)
+    if keep is not None:
+        text, page = text[keep], page[keep]
     count = np.bincount(each_text.doc, minlength=len(each_text.lengths))  # doc is sorted
     start = np.cumsum(count) - count
     at = ragged(start[text], count[text])
@@ -389,6 +419,9 @@ def _symbol_tokens(analysis: _Chunks, names: list[str]) -> _Field:
             words.setdefault(word, number)  # a word only symbols have: corrected to this
             sources.add(word)
         extra = name_terms(name)
+        last = name.rsplit(".", 1)[-1]
+        if last:  # the last part exactly as written (case and underscores kept)
+            extra.append(EXACT + last)
         term.extend(terms.setdefault(t, len(terms)) for t in extra)
         half.extend([False] * len(extra))
         counts.append(len(found) + len(extra))

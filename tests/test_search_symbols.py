@@ -104,3 +104,33 @@ def test_symbols_of_a_real_inventory_are_found_by_every_form() -> None:
     answer = tools.search_pages("textual.app.App.exit", explain=True)["results"][0]
     fields = {f for t in answer["explain"]["terms"] for f in t.get("fields", {})}
     assert "symbol" in fields
+
+
+def test_a_heading_that_is_a_symbol_is_indexed_once_as_the_symbol() -> None:
+    """mkdocstrings gives each documented name a heading with the name's anchor: those
+    headings count in the symbol field only, other headings as headings."""
+    base = "https://textual.textualize.io/api"
+    pages = [
+        {
+            "url": f"{base}/app/",
+            "title": "textual.app",
+            "outline": [
+                {"level": 2, "title": "App", "anchor": "textual.app.App"},
+                {"level": 2, "title": "Usage notes", "anchor": "usage-notes"},
+            ],
+            "symbols": [{"name": "textual.app.App", "kind": "class", "anchor": "textual.app.App"}],
+        },
+        {"url": f"{base}/other/", "title": "Other"},
+    ]
+    data = {
+        "pinax_manifest": 1,
+        "name": "t",
+        "url": "https://textual.textualize.io",
+        "pages": pages,
+    }
+    tools = Tools(Library([from_dict(data)]))
+    hit = tools.search_pages("App", explain=True)["results"][0]
+    fields = {f for t in hit["explain"]["terms"] for f in t.get("fields", {})}
+    assert hit["symbol"] == "textual.app.App" and "heading" not in fields
+    hit = tools.search_pages("textual.app usage notes")["results"][0]
+    assert hit["heading"] == "Usage notes"

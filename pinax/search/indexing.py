@@ -474,27 +474,30 @@ def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.nda
 def _symbol_terms(each_name: _Field, name_of: array, rank: np.ndarray) -> dict[str, np.ndarray]:
     """Which symbols have each term (`term_symbol` from `term_symbol_start[term]`, symbols
     by their number over all pages, ascending), and how many tokens each has, so that a hit
-    names the symbol that answers by a few binary searches in the page's range of symbols."""
+    names the symbol that answers by a few binary searches in the page's range of symbols.
+    A name's tokens are distinct (see `_symbol_tokens`), so each (term, symbol) pair is one
+    packed key (term, symbol, part), and one sort of the keys makes the lists."""
     name = np.frombuffer(name_of, dtype=np.int_)
     count = np.bincount(each_name.doc, minlength=len(each_name.lengths))  # doc is sorted
     start = np.cumsum(count) - count
-    at = ragged(start[name], count[name])
-    terms = rank[each_name.term[at]]
-    half = each_name.half[at]
     size = np.minimum(count[name], np.iinfo(np.uint16).max).astype(np.uint16)
+    token = rank[each_name.term].astype(np.int64) << 33  # a distinct name's tokens, packed
+    token |= each_name.half.astype(np.int64)
+    at = ragged(start[name], count[name])
+    key = token[at]
+    del at
     symbol = np.repeat(np.arange(len(name), dtype=np.int64), count[name])
-    order = np.lexsort((half, symbol, terms))  # a whole word before the same word as a part
-    terms, symbol, half = terms[order], symbol[order], half[order]
-    once = np.ones(len(terms), dtype=bool)  # a (term, symbol) pair once: a word repeated in
-    once[1:] = (terms[1:] != terms[:-1]) | (symbol[1:] != symbol[:-1])  # a name counts once
-    terms, symbol, half = terms[once], symbol[once], half[once]
-    per_term = np.bincount(terms, minlength=len(rank))
+    symbol <<= 1
+    key |= symbol
+    del symbol
+    key.sort()
+    per_term = np.bincount(key >> 33, minlength=len(rank))
     term_start = np.zeros(len(rank) + 1, dtype=np.int64)
     np.cumsum(per_term, out=term_start[1:])
     return {
         "term_symbol_start": narrow(term_start),
-        "term_symbol": symbol.astype(np.int32),
-        "term_symbol_part": half.astype(bool),  # only a part of a joined word of the name
+        "term_symbol": ((key >> 1) & ((1 << 32) - 1)).astype(np.int32),
+        "term_symbol_part": (key & 1).astype(bool),  # only a part of a joined word of the name
         "symbol_size": size,  # tokens of each symbol's name: the fewer, the more specific
     }
 

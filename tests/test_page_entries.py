@@ -91,3 +91,20 @@ def test_markers_leave_the_text_as_extraction_would(marked: str, clean: str | No
     assert text == expected
     [(anchor, start, end)] = spans
     assert anchor == "a" and text[start:end].replace("`", "") == "sig\n\ndesc"
+
+
+@pytest.mark.anyio
+async def test_an_entry_section_matches_the_published_schema(tmp_path: Path, site: Site) -> None:
+    import jsonschema
+    from mcp import Client
+
+    from pinax.server.app import create_server
+
+    meta, _, url = serve(site, "sphinx/python-library-json")
+    tools = open_tools(tmp_path, site, [meta["url_path"]])
+    async with Client(create_server(tools, warm=False)) as client:
+        schemas = {t.name: t.output_schema for t in (await client.list_tools()).tools}
+        result = await client.call_tool("get_page", {"url": url, "section": "json.dumps"})
+    assert not result.is_error, result
+    jsonschema.validate(result.structured_content, schemas["get_page"])
+    assert result.structured_content["section"]["symbol"] == "json.dumps"

@@ -415,7 +415,8 @@ GET_PAGE = ToolSpec(
                 "Read only this part of the page: a heading's text or anchor from the outline, "
                 "e.g. 'Usage', or 'Heading > Subheading' for a name in an entry's subheadings "
                 "(the heading's anchor or text, then the name as listed), e.g. "
-                "'python-3130-beta-1 > Library'",
+                "'python-3130-beta-1 > Library'; or an API name or its anchor from a search "
+                "hit's symbol, e.g. 'json.dumps' (that entry only)",
                 minLength=1,
                 maxLength=MAX_HEADING_LENGTH,
                 examples=["Usage", "python-3130-beta-1 > Library"],
@@ -464,9 +465,11 @@ GET_PAGE = ToolSpec(
         ),
         total_tokens=_integer("Estimated tokens of the whole page", minimum=0),
         section=_object(
-            "The section returned, when one was asked for",
-            ("heading", "anchor"),
-            heading=_string("Its heading text"),
+            "The section returned, when one was asked for: a heading's, or an API entry's "
+            "(symbol: its signature and description only)",
+            ("anchor",),
+            heading=_string("Its heading text (a heading's section)"),
+            symbol=_string("The API name (an API entry's section)"),
             anchor=_string("Its anchor"),
         ),
         truncated={"type": "boolean", "description": "True when more text follows (next_cursor)"},

@@ -4,6 +4,7 @@
     python bench/bench_search.py --million      # and 1,000,000 pages (minutes; ~2 GB disk)
     python bench/bench_search.py --sizes 10000 --skip-mcp --skip-baseline
     python bench/bench_search.py --outlines --million   # every page with its outline
+    python bench/bench_search.py --symbols --sizes 1000000 --skip-mcp --skip-baseline
 
 Synthetic manifests come from bench/synth_manifest.py (real titles' vocabulary and URL
 shapes), generated once into --data (default /tmp/pinax-bench). Queries are the DEV queries of
@@ -110,7 +111,7 @@ def queries() -> tuple[list[str], list[str]]:
     return clean, typo
 
 
-def manifest_for(size: str, data: Path, outlines: bool = False) -> Path:
+def manifest_for(size: str, data: Path, outlines: bool = False, symbols: bool = False) -> Path:
     if size == "mdn" and outlines:
         from bench.eval_sections import outlined_manifest
         from pinax.manifest import dump
@@ -123,7 +124,7 @@ def manifest_for(size: str, data: Path, outlines: bool = False) -> Path:
         return CORPORA / "manifests" / "mdn.json"
     from synth_manifest import ensure
 
-    return ensure(int(size), data, outlines=outlines)
+    return ensure(int(size), data, outlines=outlines, symbols=symbols)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -361,6 +362,9 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("/tmp/pinax-bench"))
     parser.add_argument("--outlines", action="store_true", help="every page with an outline")
     parser.add_argument(
+        "--symbols", action="store_true", help="synthetic pages with about 5 API symbols each"
+    )
+    parser.add_argument(
         "--lexical-only",
         action="store_true",
         help="build and search as if the embedding model were not installed (its baseline)",
@@ -398,7 +402,7 @@ def main() -> None:
     print(f"# machine: sum(range(10**7)) in {calibration():.0f} ms, load {os.getloadavg()}\n")
     rows = []
     for size in sizes:
-        manifest = manifest_for(size, args.data, args.outlines)
+        manifest = manifest_for(size, args.data, args.outlines, args.symbols)
         cache_root = args.data / f"cache-{size}"
         shutil.rmtree(cache_root, ignore_errors=True)
         index_dir = cache_root / "indexes"

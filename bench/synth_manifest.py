@@ -16,6 +16,10 @@ With outlines, copied pages keep their real outline (../shared/corpora/outlines)
 generated page gets a real page's outline shape (its levels; at most 16 headings, about 7 on
 average), each heading a real heading's text or one drawn from a Markov chain over them, with
 an anchor made from the text.
+
+With symbols, every generated page gets 0 to 10 API symbols (about 5), drawn from the real
+inventories of ../shared/corpora/published (name, kind and anchor as `pinax build` records
+them).
 """
 
 from __future__ import annotations
@@ -112,9 +116,24 @@ def real_outlines(name: str) -> dict[str, list[dict]]:
     return found
 
 
-def generate(count: int, seed: int = 7, outlines: bool = False) -> dict:
-    """A manifest dict with `count` pages (`outlines`: each with an outline)."""
+def real_symbols() -> list[dict]:
+    """Every symbol of the shared inventories, as manifest entries."""
+    sys.path.insert(0, str(ROOT))
+    from pinax.builder import inventory
+
+    found = []
+    for path in sorted((SHARED / "corpora" / "published").rglob("objects.inv")):
+        parsed = inventory.parse(path.read_bytes(), str(path), 50 << 20)
+        for page in inventory.symbols(parsed, "https://x.example/").values():
+            found += [s.to_dict() for s in page]
+    return found
+
+
+def generate(count: int, seed: int = 7, outlines: bool = False, symbols: bool = False) -> dict:
+    """A manifest dict with `count` pages (`outlines`: each with an outline; `symbols`: each
+    generated page with about 5 symbols)."""
     rng = random.Random(seed)
+    pool = real_symbols() if symbols else []
     real = load_real(outlines)
     titles = Chain([p["title"] for _, p in real])
     headings = [h["title"] for _, p in real for h in p.get("outline", ())]
@@ -143,6 +162,8 @@ def generate(count: int, seed: int = 7, outlines: bool = False) -> dict:
                 if heading_chain is not None:
                     shape = real[rng.randrange(len(real))][1].get("outline", ())
                     page["outline"] = _outline(shape, headings, heading_chain, rng)
+                if pool:
+                    page["symbols"] = rng.sample(pool, rng.randint(0, 10))
             url = page["url"]
             n = 2
             while url in seen:
@@ -217,12 +238,15 @@ def write(manifest: dict, out: Path) -> None:
     tmp.replace(out)
 
 
-def ensure(count: int, folder: Path, seed: int = 7, outlines: bool = False) -> Path:
+def ensure(
+    count: int, folder: Path, seed: int = 7, outlines: bool = False, symbols: bool = False
+) -> Path:
     """The synthetic manifest of `count` pages in `folder`, generated once."""
-    out = folder / f"synthetic-{count}-s{seed}{'-outlines' if outlines else ''}.json"
+    extra = ("-outlines" if outlines else "") + ("-symbols" if symbols else "")
+    out = folder / f"synthetic-{count}-s{seed}{extra}.json"
     if not out.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        write(generate(count, seed, outlines), out)
+        write(generate(count, seed, outlines, symbols), out)
     return out
 
 
@@ -232,8 +256,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--outlines", action="store_true", help="give every page an outline")
+    parser.add_argument("--symbols", action="store_true", help="about 5 API symbols a page")
     args = parser.parse_args()
-    write(generate(args.pages, args.seed, args.outlines), args.out)
+    write(generate(args.pages, args.seed, args.outlines, args.symbols), args.out)
     print(f"wrote {args.pages:,} pages to {args.out}")
 
 

@@ -170,9 +170,7 @@ def _page(line: bytes, source: str, place: str) -> PageText:
     if not isinstance(url, str) or not url.strip() or len(url) > 8192:
         raise ManifestError(source, f"{place}: url", "expected a URL")
     fetched_at = data.get("fetched_at")
-    if fetched_at is not None and (
-        not isinstance(fetched_at, str) or not is_date(fetched_at)
-    ):
+    if fetched_at is not None and (not isinstance(fetched_at, str) or not is_date(fetched_at)):
         raise ManifestError(source, f"{place}: fetched_at", "expected an ISO 8601 date")
     sections = data.get("sections")
     if not isinstance(sections, list):

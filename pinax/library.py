@@ -30,7 +30,6 @@ from pinax.search import (
     Vectors,
     chunks,
     confidence,
-    corrected_query,
     index_cache,
     known_words,
     open_docs,
@@ -163,25 +162,42 @@ def _fused(
     return fused
 
 
-def _places(shown: list[_Candidate], plans: list[Plan]) -> list[tuple[str | None, str | None]]:
-    """The (heading, anchor) each shown hit names: the heading that answers what its title
-    does not, found for the shown hits only; else the section whose text matched (none for
-    the text before the first heading); else the heading closest in meaning."""
-    places: list[tuple[str | None, str | None]] = [(None, None)] * len(shown)
+class _Place(NamedTuple):
+    """What a hit names inside its page: a symbol (with its kind), else a heading; and the
+    anchor `get_page(url, section=...)` opens."""
+
+    heading: str | None = None
+    anchor: str | None = None
+    symbol: str | None = None
+    kind: str | None = None
+
+
+def _places(shown: list[_Candidate], plans: list[Plan]) -> list[_Place]:
+    """The place each shown hit names, found for the shown hits only, in this order: the
+    symbol whose name answers what the title does not, the section whose text matched
+    (none for the text before the first heading), the heading that answers, the heading
+    closest in meaning."""
+    places = [_Place()] * len(shown)
     by_library: dict[int, list[int]] = {}
     for at, hit in enumerate(shown):
         by_library.setdefault(hit.order, []).append(at)
     for order, ats in by_library.items():
         docs = shown[ats[0]].docs
-        headings = docs.index.best_headings([shown[at].doc for at in ats], plans[order])
-        for at, heading in zip(ats, headings, strict=True):
+        pages = [shown[at].doc for at in ats]
+        symbols = docs.index.best_symbols(pages, plans[order])
+        headings = docs.index.best_headings(pages, plans[order])
+        for at, symbol, heading in zip(ats, symbols, headings, strict=True):
             hit = shown[at]
+            if symbol >= 0:
+                found = docs.symbol(symbol)
+                places[at] = _Place(None, found.anchor, found.name, found.kind)
+                continue
             if hit.passage >= 0:
-                places[at] = _passage_place(hit)
+                places[at] = _Place(*_passage_place(hit))
                 continue
             heading = heading if heading >= 0 else hit.meant
             if heading >= 0:
-                places[at] = docs.place(hit.doc, heading)
+                places[at] = _Place(*docs.place(hit.doc, heading))
     return places
 
 
@@ -244,8 +260,10 @@ class SearchHit(NamedTuple):
     score: float
     explain: dict[str, Any] | None = None
     heading: str | None = None  # the section that answers (see `Docs.place`)
-    anchor: str | None = None
+    anchor: str | None = None  # the heading's or symbol's id on the page
     confidence: str = "low"
+    symbol: str | None = None  # the API name that answers (then no heading is named)
+    kind: str | None = None  # the symbol's kind
     snippet: str | None = None  # of the section whose text matched (content)
     indexed_at: str | None = None  # when that text was read, where known
 
@@ -255,12 +273,9 @@ class Found:
     """A search's results over the selected manifests."""
 
     hits: list[SearchHit]
-    corrections: dict[str, str]  # query word -> the known word it was read as
+    also_matched: dict[str, list[str]]  # a typed word the index lacks -> known words added
     strategy: str  # "bm25", "fuzzy" or "substring": the most rescue any result needed
     pages_searched: int
-
-    def did_you_mean(self, query: str) -> str | None:
-        return corrected_query(query, self.corrections) if self.corrections else None
 
 
 class Library:
@@ -418,7 +433,7 @@ class Library:
             known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
         )
         merged: list[_Candidate] = []
-        corrections: dict[str, str] = {}
+        also_matched: dict[str, list[str]] = {}
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
         if len(selected) > 1:
@@ -444,8 +459,9 @@ class Library:
             if ranked.docs:
                 if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
                     strategy = plan.strategy
-                for word, fixed in plan.corrections.items():
-                    corrections.setdefault(word, fixed)
+                for word, known in plan.also_matched.items():
+                    added = also_matched.setdefault(word, [])
+                    added.extend(k for k in known if k not in added)
             if vectors is None:
                 details = ranked.explain or [None] * len(ranked.docs)
                 for rank, doc in enumerate(ranked.docs):
@@ -483,20 +499,26 @@ class Library:
                 assert content is not None
                 snippet = content.snippet(hit.passage, query) or None  # none: no text
                 indexed_at = content.fetched_at(hit.passage)
+            margin = hit.score - runner_up  # a hit close behind another is one of equals too
+            if at:
+                margin = min(margin, merged[at - 1].score - hit.score)
             hits.append(
                 SearchHit(
                     hit.docs.name,
                     *hit.docs.pages.row(hit.doc),
                     hit.score,
                     hit.detail,
-                    *place,
-                    confidence(hit.score, hit.score - runner_up),
+                    place.heading,
+                    place.anchor,
+                    confidence(hit.score, margin),
+                    place.symbol,
+                    place.kind,
                     snippet,
                     indexed_at,
                 )
             )
         pages_searched = sum(len(d.pages) for d in selected)
-        return Found(hits, corrections, strategy, pages_searched)
+        return Found(hits, also_matched, strategy, pages_searched)
 
     def find_page(self, url: str) -> tuple[Docs, Page] | None:
         for docs in self.all():

@@ -2,11 +2,15 @@
 
 A manifest is schema 1:
 `{"pinax_manifest": 1, "name", "url", "title"?, "description"?, "ttl"?, "pages": [{"url",
-"title", "section"?, "description"?, "group"?, "markdown_url"?, "lastmod"?, "outline"?}]}`.
+"title", "section"?, "description"?, "group"?, "markdown_url"?, "lastmod"?, "outline"?,
+"symbols"?}]}`.
 `ttl` is how many seconds a fetched page of this site stays fresh in the page cache.
 `outline` is the page's headings below its title, in document order: `[{"level": 2..6,
 "title", "anchor"?}]`, `anchor` being the heading's id on the page where known; at most
 `MAX_HEADINGS` of them, titles and anchors at most `MAX_HEADING_LENGTH` characters.
+`symbols` are the API names the site's `objects.inv` documents on the page: `[{"name",
+"kind", "anchor"?}]`, `kind` one of `SYMBOL_KINDS`; at most `MAX_SYMBOLS` of them, names and
+anchors at most `MAX_HEADING_LENGTH` characters.
 A bad file is rejected whole, with one message naming the file, the place (`pages[12].url`) and
 the problem, so an operator can fix it without reading a traceback.
 """
@@ -34,6 +38,22 @@ OPTIONAL_PAGE_FIELDS = ("description", "group", "markdown_url", "lastmod")
 MAX_HEADINGS = 5000
 MAX_HEADING_LENGTH = 500
 HEADING_LEVELS = range(2, 7)
+# The most symbols one page of the inventories seen documents is about 2,000 (a big module's
+# reference page): room for ten times that.
+MAX_SYMBOLS = 20000
+# What an inventory's roles are read as (see pinax.builder's inventory reader).
+SYMBOL_KINDS = (
+    "module",
+    "class",
+    "exception",
+    "function",
+    "method",
+    "attribute",
+    "property",
+    "data",
+    "type",
+    "other",
+)
 
 
 class Heading(NamedTuple):
@@ -50,6 +70,20 @@ class Heading(NamedTuple):
         return data
 
 
+class Symbol(NamedTuple):
+    """One documented API name on a page (a tuple, like `Heading`)."""
+
+    name: str
+    kind: str
+    anchor: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.anchor is not None:
+            data["anchor"] = self.anchor
+        return data
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
     url: str
@@ -60,6 +94,7 @@ class Page:
     markdown_url: str | None = None
     lastmod: str | None = None
     outline: tuple[Heading, ...] = ()
+    symbols: tuple[Symbol, ...] = ()
 
     @property
     def path(self) -> str:
@@ -73,6 +108,8 @@ class Page:
                 data[name] = value
         if self.outline:
             data["outline"] = [heading.to_dict() for heading in self.outline]
+        if self.symbols:
+            data["symbols"] = [symbol.to_dict() for symbol in self.symbols]
         return data
 
 
@@ -274,7 +311,10 @@ def _pages(items: Iterable[Any], source: str) -> Iterable[Page]:
         if optional["markdown_url"] is not None:
             _required_url(item, "markdown_url", source, place)
         outline = outline_of(item.get("outline"), source, f"{place}.outline")
-        yield Page(url=url, title=title, section=section, **optional, outline=outline)
+        symbols = symbols_of(item.get("symbols"), source, f"{place}.symbols")
+        yield Page(
+            url=url, title=title, section=section, **optional, outline=outline, symbols=symbols
+        )
 
 
 def outline_of(value: Any, source: str, place: str) -> tuple[Heading, ...]:
@@ -290,6 +330,45 @@ def outline_of(value: Any, source: str, place: str) -> tuple[Heading, ...]:
     return tuple(_heading(entry, source, f"{place}[{i}]") for i, entry in enumerate(value))
 
 
+def symbols_of(value: Any, source: str, place: str) -> tuple[Symbol, ...]:
+    """A page's `symbols` validated (None or absent: none)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ManifestError(source, place, f"expected a list, found {_kind(value)}")
+    if len(value) > MAX_SYMBOLS:
+        raise ManifestError(
+            source, place, f"{len(value)} symbols: more than a page has (at most {MAX_SYMBOLS})"
+        )
+    return tuple(_symbol(entry, source, f"{place}[{i}]") for i, entry in enumerate(value))
+
+
+def _symbol(entry: Any, source: str, place: str) -> Symbol:
+    if not isinstance(entry, dict):
+        raise ManifestError(source, place, f"expected an object, found {_kind(entry)}")
+    name = _required_str(entry, "name", source, place).strip()
+    if len(name) > MAX_HEADING_LENGTH:
+        raise ManifestError(source, f"{place}.name", f"longer than {MAX_HEADING_LENGTH} characters")
+    kind = _required_str(entry, "kind", source, place)
+    if kind not in SYMBOL_KINDS:
+        raise ManifestError(
+            source, f"{place}.kind", f"{kind[:40]!r} is not one of {', '.join(SYMBOL_KINDS)}"
+        )
+    return Symbol(name, kind, _anchor(entry, source, place))
+
+
+def _anchor(entry: dict[str, Any], source: str, place: str) -> str | None:
+    anchor = _optional_str(entry, "anchor", source, place)
+    if anchor is not None and not _ANCHOR.fullmatch(anchor):
+        raise ManifestError(
+            source,
+            f"{place}.anchor",
+            f"{anchor[:80]!r} is not an anchor (1 to {MAX_HEADING_LENGTH} characters, "
+            "no whitespace or '#')",
+        )
+    return anchor
+
+
 def _heading(entry: Any, source: str, place: str) -> Heading:
     if not isinstance(entry, dict):
         raise ManifestError(source, place, f"expected an object, found {_kind(entry)}")
@@ -301,15 +380,7 @@ def _heading(entry: Any, source: str, place: str) -> Heading:
         raise ManifestError(
             source, f"{place}.title", f"longer than {MAX_HEADING_LENGTH} characters"
         )
-    anchor = _optional_str(entry, "anchor", source, place)
-    if anchor is not None and not _ANCHOR.fullmatch(anchor):
-        raise ManifestError(
-            source,
-            f"{place}.anchor",
-            f"{anchor[:80]!r} is not an anchor (1 to {MAX_HEADING_LENGTH} characters, "
-            "no whitespace or '#')",
-        )
-    return Heading(level, title, anchor)
+    return Heading(level, title, _anchor(entry, source, place))
 
 
 def _required_str(

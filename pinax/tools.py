@@ -195,6 +195,9 @@ class Tools:
                 "score": hit.score,
                 "confidence": hit.confidence,
             }
+            if hit.symbol is not None:
+                row["symbol"] = hit.symbol
+                row["kind"] = hit.kind
             if hit.heading is not None:
                 row["heading"] = hit.heading
             if hit.anchor is not None:
@@ -209,9 +212,8 @@ class Tools:
                 row["explain"] = hit.explain
             results.append(row)
         answer: dict[str, Any] = {"query": text, "results": results}
-        did_you_mean = found.did_you_mean(text)
-        if did_you_mean:
-            answer["did_you_mean"] = did_you_mean
+        if found.also_matched:
+            answer["also_matched"] = found.also_matched
         answer["strategy"] = found.strategy
         answer["pages_searched"] = found.pages_searched
         answer["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
@@ -291,14 +293,15 @@ class Tools:
             if similar:
                 exc.message += f" (did you mean {', '.join(similar)}?)"
             raise
+        names = {s.name: s.anchor for s in known[1].symbols if s.anchor} if known else {}
         if fragment and heading is None and position is None:
             try:
-                return window(page, budget, unquote(fragment))
+                return window(page, budget, unquote(fragment), names=names)
             except SectionNotFound as exc:
                 # Not a heading: say so rather than answer with the whole page as if asked.
                 raise NotFound(_no_anchor(page["url"], unquote(fragment), exc)) from None
         try:
-            return window(page, budget, heading, position)
+            return window(page, budget, heading, position, names)
         except SectionNotFound as exc:
             hint = did_you_mean(heading or "", exc.choices)
             hint = hint or "; call get_page without a section to see the page's outline"
@@ -320,12 +323,14 @@ class Tools:
 def _no_anchor(url: str, anchor: str, missing: SectionNotFound, shown: int = 30) -> str:
     """The message for a `#anchor` that is no heading of the page: its headings, to choose."""
     headings = [f"{title} (#{slug})" for title, slug in missing.headings]
+    headings += [f"{symbol} (#{symbol})" for symbol in missing.symbols]
     if not headings:
         return f"no heading #{anchor} on {url} (it has none); read it without #{anchor}"
     more = f", and {len(headings) - shown} more" if len(headings) > shown else ""
     hint = did_you_mean(anchor, missing.choices)
     return (
-        f"no heading #{anchor} on {url}{hint}; its headings: {'; '.join(headings[:shown])}"
+        f"no heading #{anchor} on {url}{hint}; its headings"
+        f"{' and API entries' if missing.symbols else ''}: {'; '.join(headings[:shown])}"
         f"{more}. Pass one as section, or read the page without #{anchor}"
     )
 

@@ -113,7 +113,9 @@ def test_crawl_of_a_real_mdbook_site_is_polite_and_stays_inside(site) -> None:
     assert manifest.title == "mdBook Documentation"  # the suffix the titles share
     paths = [r.path for r in site.requests]
     assert all(
-        p.startswith("/mdBook/") or p in ("/robots.txt", "/llms.txt", "/sitemap.xml") for p in paths
+        p.startswith("/mdBook/")
+        or p in ("/robots.txt", "/llms.txt", "/sitemap.xml", "/objects.inv")  # site-wide files
+        for p in paths
     )
     assert not any(p.startswith("/mdBook/format/configuration/") for p in paths)
     assert len(paths) == len(set(paths))  # nothing fetched twice

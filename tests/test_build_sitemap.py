@@ -185,7 +185,8 @@ def test_huge_index_reads_a_bounded_number_of_files(site) -> None:
         site.add(f"/s/{i}.xml", child)
     limits = BuildLimits(max_sitemaps=20)
     manifest, reporter = run_build(site.url("/sitemap.xml"), limits=limits)
-    assert len(site.requests) == 20 and len(manifest.pages) == 19
+    sitemaps = [r for r in site.requests if not r.path.endswith("/objects.inv")]
+    assert len(sitemaps) == 20 and len(manifest.pages) == 19
     assert any(
         "read 20 sitemap files, the limit; 4981 more not read" in w for w in reporter.warnings
     )

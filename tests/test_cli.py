@@ -112,3 +112,31 @@ def test_unknown_docs_name_is_a_clear_error() -> None:
     done = pinax("search", "--docs", manifest("react"), "--in", "raect", "hooks")
     assert done.returncode == 1
     assert "did you mean 'react'?" in done.stderr
+
+
+def test_search_says_what_it_matched_beside_what_was_typed() -> None:
+    done = pinax("search", "--docs", manifest("django"), "serializr", "-n", "2")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "also matched: serializr -> serializer"
+    assert "searched for" not in done.stdout
+    answer = json.loads(pinax("search", "--docs", manifest("django"), "--json", "serializr").stdout)
+    assert answer["also_matched"] == {"serializr": ["serializer"]}
+    assert "did_you_mean" not in answer
+
+
+def test_build_adds_symbols_to_a_manifest_and_check_counts_them(tmp_path: Path) -> None:
+    inventory = str(shared_path("corpora", "published", "textual", "objects.inv"))
+    target = tmp_path / "textual.json"
+    target.write_text(Path(manifest("textual")).read_text())
+    check = pinax("build", str(target), "--symbols", inventory, "--check", "-o", str(target))
+    assert check.returncode == 1
+    assert "(2253 symbols added or removed)" in check.stdout + check.stderr
+    done = pinax("build", str(target), "--symbols", inventory, "-o", str(target))
+    assert done.returncode == 0, done.stderr
+    assert f"{inventory}: 2253 symbols on 115 pages" in done.stderr
+    pages = json.loads(target.read_text())["pages"]
+    app = next(p for p in pages if p["url"] == "https://textual.textualize.io/api/app/")
+    wanted = {"name": "textual.app.App", "kind": "class", "anchor": "textual.app.App"}
+    assert wanted in app["symbols"]
+    both = pinax("build", str(target), "--symbols", inventory, "--no-symbols")
+    assert both.returncode != 0 and "contradict" in both.stderr

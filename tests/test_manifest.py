@@ -172,6 +172,63 @@ def test_outlines_load_dump_and_stay_optional(tmp_path: Path) -> None:
     assert "outline" not in manifest.dump(manifest.load(write(tmp_path, GOOD)))
 
 
+def with_symbols(*symbols: object) -> dict:
+    return {**GOOD, "pages": [{"url": "https://x.org/a", "title": "A", "symbols": list(symbols)}]}
+
+
+DUMPS = {"name": "json.dumps", "kind": "function", "anchor": "json.dumps"}
+
+
+@pytest.mark.parametrize(
+    ("content", "place", "problem"),
+    [
+        (with_symbols(DUMPS, {"name": " ", "kind": "data"}), "pages[0].symbols[1].name", "empty"),
+        (with_symbols({"kind": "class"}), "pages[0].symbols[0].name", "missing"),
+        (with_symbols({"name": "x" * 501, "kind": "data"}), "pages[0].symbols[0].name", "longer"),
+        (with_symbols({"name": "x", "kind": "py:function"}), "pages[0].symbols[0].kind", "one of"),
+        (with_symbols({"name": "x"}), "pages[0].symbols[0].kind", "missing"),
+        (
+            with_symbols({"name": "x", "kind": "data", "anchor": "a b"}),
+            "pages[0].symbols[0].anchor",
+            "not an anchor",
+        ),
+        (with_symbols("json.dumps"), "pages[0].symbols[0]", "expected an object"),
+        (
+            {**GOOD, "pages": [{"url": "https://x.org/a", "title": "A", "symbols": {}}]},
+            "pages[0].symbols",
+            "expected a list",
+        ),
+        (
+            with_symbols(*[DUMPS] * 20001),
+            "pages[0].symbols",
+            "more than a page has (at most 20000)",
+        ),
+    ],
+)
+def test_bad_symbols_name_file_and_place(
+    tmp_path: Path, content: object, place: str, problem: str
+) -> None:
+    with pytest.raises(ManifestError) as caught:
+        manifest.load(write(tmp_path, content))
+    assert caught.value.message.startswith(str(tmp_path))
+    assert f"{place}: " in caught.value.message
+    assert problem in caught.value.message
+
+
+def test_symbols_load_dump_and_stay_optional(tmp_path: Path) -> None:
+    loaded = manifest.load(write(tmp_path, with_symbols(DUMPS, {"name": "json", "kind": "module"})))
+    assert loaded.pages[0].symbols == (
+        manifest.Symbol("json.dumps", "function", "json.dumps"),
+        manifest.Symbol("json", "module"),
+    )
+    text = manifest.dump(loaded)
+    assert (
+        '"symbols": [{"anchor": "json.dumps", "kind": "function", "name": "json.dumps"}, ' in text
+    )
+    assert manifest.loads(text) == loaded
+    assert "symbols" not in manifest.dump(manifest.load(write(tmp_path, GOOD)))
+
+
 def test_missing_file_and_directory(tmp_path: Path) -> None:
     with pytest.raises(ManifestError, match="no such file"):
         manifest.load(tmp_path / "absent.json")

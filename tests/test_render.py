@@ -8,7 +8,7 @@ from pinax.server.render import render
 def test_search_rendering_shows_new_fields_and_hides_nulls() -> None:
     answer = {
         "query": "usestate",
-        "did_you_mean": None,
+        "also_matched": None,
         "strategy": "bm25",
         "latency_ms": 1.234,
         "results": [

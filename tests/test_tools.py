@@ -114,7 +114,7 @@ def test_typos_and_partial_words_are_rescued(tiny: Tools, tools: Tools) -> None:
     assert rows and all("payment_intents" in r["url"] for r in rows[:3])
     answer = tools.search_pages("intersectoin observer", docs="mdn")
     assert answer["results"][0]["url"].endswith("/Intersection_Observer_API")
-    assert answer["did_you_mean"] == "intersection observer"
+    assert answer["also_matched"] == {"intersectoin": ["intersection"]}
     partial = tools.search_pages("useEffe", docs="react")["results"]
     assert partial[0]["url"].endswith("/useEffect")
 

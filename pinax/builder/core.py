@@ -17,10 +17,10 @@ from urllib.parse import urlsplit
 from pinax import manifest as manifest_io
 from pinax.content import PageText
 from pinax.errors import InvalidArgs
-from pinax.manifest import NAME_PATTERN, Manifest
+from pinax.manifest import NAME_PATTERN, Manifest, Page
 from pinax.pages import AddressPolicy, Origin, origin_of
 
-from . import inventory, llms_source, llmstxt, local, sitemap_source
+from . import inventory, llms_source, llmstxt, local, sitemap_source, symbols
 from .content import sniff
 from .discover import discover
 from .folder import FolderSource
@@ -86,6 +86,7 @@ async def build(
     pages = select(found.pages, Patterns(options.include, options.exclude), max_pages, reporter)
     if not pages:
         raise InvalidArgs(f"{found.location}: no pages to build a manifest from")
+    pages = await _with_symbols(pages, found, base, access, options, reporter, is_url(source))
     site_title = None
     if options.titles == "fetch" and found.titled:
         reporter.note(f"titles come from the {found.kind}; nothing to fetch for them")
@@ -121,6 +122,31 @@ async def build(
     )
     # Validate as `pinax serve` will load it: a build never hands over a file that won't load.
     return manifest_io.loads(manifest_io.dump(result), f"<build of {source}>")
+
+
+async def _with_symbols(
+    pages: list[Page],
+    found: Found,
+    base: str,
+    access: SiteAccess,
+    options: BuildOptions,
+    reporter: Reporter,
+    online: bool,
+) -> list[Page]:
+    """The pages with the symbols of `--symbols`, or else of the site's own inventory (looked
+    for when the pages came from the network and from something else than an inventory)."""
+    if options.no_symbols:
+        return pages
+    if options.symbols:
+        by_url = await symbols.read(options.symbols, base, access, options, reporter)
+        return pages if by_url is None else symbols.join(pages, by_url, options.symbols, reporter)
+    if found.kind in ("objects.inv", "manifest") or not online:
+        return pages
+    discovered = await symbols.discover(base, access, options, reporter)
+    if discovered is None:
+        return pages
+    location, by_url = discovered
+    return symbols.join(pages, by_url, location, reporter)
 
 
 async def _from_url(
@@ -182,10 +208,10 @@ def _from_manifest(
     except UnicodeDecodeError:
         raise InvalidArgs(f"{path}: not UTF-8 text") from None
     earlier = manifest_io.loads(text, str(path))
-    if not (options.outline or options.titles == "fetch"):
+    if not (options.outline or options.titles == "fetch" or options.symbols):
         raise InvalidArgs(
-            f"{path} is already a Pinax manifest; give --outline or --titles fetch "
-            "to add to it, or a site or published file to build from"
+            f"{path} is already a Pinax manifest; give --outline, --titles fetch or "
+            "--symbols to add to it, or a site or published file to build from"
         )
     base = site_base(options.site_url or earlier.url)
     reporter.note(f"{path}: a manifest of {len(earlier.pages)} pages for {display_site(base)}")
@@ -218,13 +244,15 @@ async def _read_published(
         return await llms_source.read(location, body, link_base, access, options, reporter)
     if kind == "objects.inv":
         parsed = inventory.parse(body, location, options.limits.max_inflated)
-        pages = inventory.pages(parsed, site_base(link_base))
+        pages = inventory.pages(parsed, site_base(link_base), not options.no_symbols)
         reporter.note(f"{location}: {len(parsed.items)} inventory entries, {len(pages)} documents")
         return Found("objects.inv", location, pages, title=parsed.project)
     return await sitemap_source.read(location, access, options, reporter, data=body, base=base)
 
 
 def _access(origins: set[Origin], options: BuildOptions) -> SiteAccess:
+    if options.symbols and is_url(options.symbols):  # the inventory named: allowed too
+        origins = origins | {origin_of(options.symbols)}
     for host in options.allow_hosts:
         origins |= origins_for_host(host)
     addresses = AddressPolicy.from_env(options.allow_private)

@@ -41,13 +41,21 @@ class ManifestDiff:
     def outlines_changed(self) -> int:
         return sum(old.outline != new.outline for old, new in (*self.retitled, *self.changed))
 
+    @property
+    def symbols_changed(self) -> int:
+        """Symbols added or removed over the pages both builds have."""
+        return sum(
+            len(set(old.symbols) ^ set(new.symbols)) for old, new in (*self.retitled, *self.changed)
+        )
+
     def summary(self) -> str:
-        outlines = self.outlines_changed
+        outlines, symbols = self.outlines_changed, self.symbols_changed
         return (
             f"{self.old_count} -> {self.new_count} pages: {len(self.added)} added, "
             f"{len(self.removed)} removed, {len(self.retitled)} retitled, "
             f"{len(self.changed)} otherwise changed"
             + (f" ({outlines} with a changed outline)" if outlines else "")
+            + (f" ({symbols} symbols added or removed)" if symbols else "")
         )
 
     def report(self, max_share: float) -> str:
@@ -104,6 +112,8 @@ def _what_changed(old: Page, new: Page) -> str:
     ]
     if old.outline != new.outline:
         names.append(f"outline {len(old.outline)} -> {len(new.outline)} headings")
+    if old.symbols != new.symbols:
+        names.append(f"symbols {len(old.symbols)} -> {len(new.symbols)}")
     return ", ".join(names) or "changed"
 
 

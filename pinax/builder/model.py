@@ -53,6 +53,8 @@ class BuildOptions:
     content: bool = False  # record each page's text by section too (--content; implies outline)
     previous_texts: Mapping[str, PageText] = field(default_factory=dict)  # the last build's
     # text by page URL (its content file), reused with its outline for an unchanged page
+    symbols: str | None = None  # an objects.inv (URL or file) whose symbols join the pages
+    no_symbols: bool = False  # record no symbols (and look for no inventory)
     cache_dir: Path | None = None  # where a rebuild's validators (ETag, Last-Modified) live
     check: bool = False  # --check: nothing is written, not even this download's validators
     # (a later build would take the site's 304 for the new version it never recorded)

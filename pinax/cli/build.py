@@ -95,6 +95,17 @@ def build(
             "beside the -o manifest (implies --outline).",
         ),
     ] = False,
+    symbols: Annotated[
+        str | None,
+        typer.Option(
+            "--symbols",
+            help="An objects.inv (URL or file) whose API symbols join the pages (default: "
+            "the site's own, looked for at the docs root, then the host root).",
+        ),
+    ] = None,
+    no_symbols: Annotated[
+        bool, typer.Option("--no-symbols", help="Record no API symbols.")
+    ] = False,
     check: Annotated[
         bool,
         typer.Option("--check", help="Compare with the -o file; exit 1 if it is out of date."),
@@ -128,6 +139,8 @@ def build(
     if content and output is None:
         fail("--content writes its file beside the manifest: give it with -o FILE")
     outline = outline or content
+    if symbols and no_symbols:
+        fail("--symbols and --no-symbols contradict each other: give one")
     previous = ()
     if outline and output is not None and output.exists():
         try:  # a rebuild reuses the outlines of pages the site says are unchanged
@@ -155,6 +168,8 @@ def build(
         content=content,
         check=check,
         previous_texts=previous_texts(output, reporter) if content and output else {},
+        symbols=symbols,
+        no_symbols=no_symbols,
         cache_dir=default_cache_dir() if outline else None,
         credentials=credentials_or_fail(header, headers_file),
     )

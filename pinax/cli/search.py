@@ -113,8 +113,8 @@ def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> N
 def print_table(answer: dict[str, Any], within: str | None = None) -> None:
     """Score, library and title, then the URL: the library on every row, as scores are
     compared across libraries."""
-    if answer.get("did_you_mean"):
-        typer.echo(safe(f"(searched for: {answer['did_you_mean']})"))
+    if answer.get("also_matched"):
+        typer.echo(safe(f"also matched: {also_matched(answer['also_matched'])}"))
     results = answer["results"]
     if not results:
         typer.echo("no results")
@@ -122,14 +122,24 @@ def print_table(answer: dict[str, Any], within: str | None = None) -> None:
     for row in results:
         library = row.get("docs") or within
         where = f"[{library}] " if library else ""
-        heading = f" > {row['heading']}" if row.get("heading") else ""
-        typer.echo(safe(f"{row['score']:.2f}  {where}{row['title']}{heading}"))
+        if row.get("symbol"):
+            place = f" > {row['symbol']} ({row['kind']})"
+        elif row.get("heading"):
+            place = f" > {row['heading']}"
+        else:
+            place = ""
+        typer.echo(safe(f"{row['score']:.2f}  {where}{row['title']}{place}"))
         anchor = f"#{row['anchor']}" if row.get("anchor") and "#" not in row["url"] else ""
         typer.echo(safe(f"      {row['url']}{anchor}"))
         if row.get("snippet"):
             typer.echo(safe(f"      {row['snippet']}"))
         if row.get("explain"):
             typer.echo(safe(f"      {explain_line(row['explain'])}"))
+
+
+def also_matched(added: dict[str, list[str]]) -> str:
+    """What was added beside the typed words: `serializr -> serializer; iso -> isolate`."""
+    return "; ".join(f"{word} -> {', '.join(known)}" for word, known in added.items())
 
 
 def explain_line(explain: dict[str, Any]) -> str:

@@ -55,18 +55,27 @@ PATH_SEPARATOR = ">"
 # A page entry's list of the page's own heading ids (None where a heading has none), one per
 # Markdown heading, from extraction: `section` may name a heading by the id the site gives it.
 HEADING_IDS = "heading_ids"
+# A page entry's API entries (Sphinx `<dt id>` + `<dd>`), from extraction: [id, start, end]
+# spans of its Markdown (see entries.py); `section` may name one by its id or name.
+ENTRIES = "entries"
 
 
 class SectionNotFound(NotFound):
-    """No heading matches; `choices` are the page's headings (titles and anchors), for a
-    "did you mean" hint, and `headings` the (title, anchor) pairs, to list them."""
+    """No heading matches; `choices` are the page's headings (titles and anchors) and API
+    entries, for a "did you mean" hint, `headings` the (title, anchor) pairs and `symbols`
+    the entries' ids, to list them."""
 
     def __init__(
-        self, message: str, choices: list[str], headings: list[tuple[str, str]] | None = None
+        self,
+        message: str,
+        choices: list[str],
+        headings: list[tuple[str, str]] | None = None,
+        symbols: list[str] | None = None,
     ) -> None:
         super().__init__(message)
         self.choices = choices
         self.headings = headings or []
+        self.symbols = symbols or []
 
 
 def estimate_tokens(text: str) -> int:
@@ -254,29 +263,44 @@ def document(markdown: str, content_hash: str) -> Document:
 
 
 def window(
-    page: dict[str, Any], max_tokens: int, section: str | None = None, cursor: str | None = None
+    page: dict[str, Any],
+    max_tokens: int,
+    section: str | None = None,
+    cursor: str | None = None,
+    names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The part of `page` to return: all of it, one section, or a slice, within `max_tokens`.
 
-    A cursor wins over a section (it already says where to go on).
+    A cursor wins over a section (it already says where to go on). A section is looked for
+    as an exact id first (a heading's id on the page, then an API entry's, dots kept), then
+    as a heading's anchor or text, then as an API name (`names`: the manifest's symbol
+    names and their anchors; else an entry whose id ends with it), then loosely in heading
+    texts. An API entry's section is its entry only (its signature and description).
     """
     markdown: str = page["markdown"]
     content_hash: str = page["content_hash"]
     doc = document(markdown, content_hash)
-    meta = {k: v for k, v in page.items() if k not in ("markdown", HEADING_IDS)}
+    meta = {k: v for k, v in page.items() if k not in ("markdown", HEADING_IDS, ENTRIES)}
     meta["total_tokens"] = doc.tokens
     inner: range | None = None  # the outline's headings, on a first call only
     if cursor is not None:
         start, end = decode_cursor(cursor, content_hash, len(markdown))
     elif section is not None:
-        heading = _by_page_id(doc, page.get(HEADING_IDS), section) or doc.find(section)
-        if heading is None:
+        entries = _entries(page.get(ENTRIES), len(markdown))
+        found = _find_section(doc, page, entries, section, names or {})
+        if found is None:
             choices = [h.title for h in doc.headings] + [h.anchor for h in doc.headings]
             pairs = [(h.title, h.anchor) for h in doc.headings]
-            raise SectionNotFound(f"no section {section!r} on {page['url']}", choices, pairs)
-        start, end = heading.start, heading.end
-        meta["section"] = {"heading": heading.title, "anchor": heading.anchor}
-        inner = doc.inside(start + 1, end)  # below the section's own heading
+            ids = list(entries)
+            message = f"no section {section!r} on {page['url']}"
+            raise SectionNotFound(message, choices + ids, pairs, ids)
+        if isinstance(found, Heading):
+            start, end = found.start, found.end
+            meta["section"] = {"heading": found.title, "anchor": found.anchor}
+            inner = doc.inside(start + 1, end)  # below the section's own heading
+        else:
+            anchor, (start, end) = found
+            meta["section"] = {"symbol": anchor, "anchor": anchor}
     else:
         start, end = 0, len(markdown)
         inner = doc.inside(start, end)
@@ -533,6 +557,53 @@ def _slug(text: str) -> str:
     """GitHub's heading anchor: lower case, punctuation dropped, spaces to hyphens."""
     plain = _LINK.sub(r"\1", text).strip().lower()
     return _NOT_SLUG.sub("", plain).replace(" ", "-")
+
+
+def _entries(value: Any, length: int) -> dict[str, tuple[int, int]]:
+    """A page entry's API entries by id (spans checked: a cache file is not trusted)."""
+    found: dict[str, tuple[int, int]] = {}
+    if not isinstance(value, list):
+        return found
+    for item in value:
+        if isinstance(item, list) and len(item) == 3:
+            anchor, start, end = item
+            ints = type(start) is int and type(end) is int
+            if isinstance(anchor, str) and ints and 0 <= start <= end <= length:
+                found.setdefault(anchor, (start, end))
+    return found
+
+
+def _find_section(
+    doc: Document,
+    page: dict[str, Any],
+    entries: dict[str, tuple[int, int]],
+    section: str,
+    names: dict[str, str],
+) -> Heading | tuple[str, tuple[int, int]] | None:
+    """What `section` names (see `window` for the order): a heading, or an entry's id and
+    span."""
+    heading = _by_page_id(doc, page.get(HEADING_IDS), section)
+    if heading is not None:
+        return heading
+    wanted = section.strip().lstrip("#").strip()
+    if wanted in entries:
+        return wanted, entries[wanted]
+    everything = range(len(doc.headings))
+    heading = doc._match(section, everything, loose=False)
+    if heading is None and PATH_SEPARATOR in section:
+        heading = doc._follow(section.split(PATH_SEPARATOR))
+    if heading is not None:
+        return heading
+    bare = wanted.removesuffix("()")
+    anchor = names.get(bare) or names.get(wanted)
+    if anchor is None and entries:
+        folded = bare.lower()
+        anchor = next((a for a in entries if a.lower() == folded), None) or next(
+            (a for a in entries if a.lower().endswith("." + folded)), None
+        )
+    if anchor is not None and anchor in entries:
+        return anchor, entries[anchor]
+    return doc._match(section, everything, loose=True)
 
 
 def _by_page_id(doc: Document, ids: Any, section: str) -> Heading | None:

@@ -21,6 +21,7 @@ from pinax.errors import FetchFailed
 from pinax.pages.budget import Document
 from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.converter import to_markdown
+from pinax.pages.entries import mark_entries, take_entries
 from pinax.pages.fetch import usable_charset
 from pinax.pages.normalize import mark_task_lists, normalize
 from pinax.pages.outline import PageHeading, aligned_headings, mark_anchors
@@ -91,6 +92,7 @@ class Extracted:
     word_count: int = 0
     headings: tuple[PageHeading, ...] = ()
     removed: int = 0
+    entries: tuple[tuple[str, int, int], ...] = ()  # API entries: (id, start, end) in markdown
 
     def shell_problem(self, url: str) -> str:
         """Why a JavaScript shell has no content to give: get_page's error and
@@ -259,6 +261,7 @@ def extract(html: str, url: str, stopped: Callable[[], bool] = lambda: False) ->
         )
     drop_boilerplate(main)
     mark_anchors(main)  # before normalize drops the permalinks
+    entry_ids = mark_entries(main)
     step()
     normalize(tree, main, base)
     step()
@@ -268,12 +271,14 @@ def extract(html: str, url: str, stopped: Callable[[], bool] = lambda: False) ->
     except RecursionError:  # markup nested thousands deep: keep its text, line by line
         converted = "\n".join(line.strip() for line in main.text(separator="\n").splitlines())
     removed += count_invisible(converted)
-    markdown = tidy(converted)
+    markdown, entries = take_entries(tidy(converted), entry_ids)
     words = len(_WORD.findall(markdown))
     js_shell = refresh_url is None and has_scripts and words < _JS_SHELL_WORDS
     titles = [(h.level, h.title) for h in Document(markdown).headings]
     headings = aligned_headings(main, titles)
-    return Extracted(title, markdown, refresh_url, alternate, js_shell, words, headings, removed)
+    return Extracted(
+        title, markdown, refresh_url, alternate, js_shell, words, headings, removed, tuple(entries)
+    )
 
 
 def tidy(markdown: str) -> str:

@@ -28,7 +28,7 @@ from urllib.parse import urljoin
 import anyio
 
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
-from pinax.pages.budget import HEADING_IDS, Document, document
+from pinax.pages.budget import ENTRIES, HEADING_IDS, Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.credentials import Credentials
 from pinax.pages.fetch import Fetcher, Response
@@ -213,6 +213,8 @@ class PageReader:
             entry = _entry(url, response.url, "html", response, title, extracted.markdown)
             if any(heading.anchor for heading in extracted.headings):
                 entry[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
+            if extracted.entries:
+                entry[ENTRIES] = [list(found) for found in extracted.entries]
             if extracted.removed:
                 entry["removed_hidden"] = extracted.removed
             return entry, "miss"

@@ -6,7 +6,7 @@ behind them:
 - `Docs`: one manifest's page table and its `SearchIndex` (`Docs.from_manifest` builds them
   in memory; `open_docs` maps them from the on-disk store kept by an `index_cache`).
 - `SearchIndex`: `plan(query)` then `run(plan, limit)` gives a `Ranked` (pages and scores).
-- `known_words`, `corrected_query`, `chunks`: the query's words as the index reads them.
+- `known_words`, `chunks`: the query's words as the index reads them.
 - `pooled`: one query's plans over several indexes, weighted as one (comparable scores).
 - `confidence`: a hit's label ("high", "medium", "low") from its score and its lead.
 - `ContentIndex` (a `Docs`' `content`, loaded by `Docs.load_content`): what pages say, by
@@ -22,7 +22,6 @@ from pinax.search.index import (
     Ranked,
     SearchIndex,
     confidence,
-    corrected_query,
     known_words,
     pooled,
 )
@@ -42,7 +41,6 @@ __all__ = [
     "Vectors",
     "chunks",
     "confidence",
-    "corrected_query",
     "index_cache",
     "known_words",
     "open_docs",

@@ -7,9 +7,9 @@ as an IPv6 host), the manifest goes through `from_dict` after all, which either 
 exact error (file, place, problem) or returns pages that are turned into columns. So a bad
 manifest is still rejected whole, with the same message.
 
-Headings (a million pages have millions) are kept flat, their texts numbered in tables of
-distinct texts; a file in `manifest.dump`'s layout is parsed a few MB of page lines at a time,
-so that the parsed objects of every page never exist at once.
+Headings and symbols (a million pages have millions) are kept flat, their texts numbered in
+tables of distinct texts; a file in `manifest.dump`'s layout is parsed a few MB of page lines
+at a time, so that the parsed objects of every page never exist at once.
 """
 
 from __future__ import annotations
@@ -31,9 +31,12 @@ from pinax.manifest import (
     HEADING_LEVELS,
     MAX_HEADING_LENGTH,
     MAX_HEADINGS,
+    MAX_SYMBOLS,
+    SYMBOL_KINDS,
     Heading,
     Manifest,
     Page,
+    Symbol,
     parent_section,
     slug_title,
 )
@@ -97,6 +100,57 @@ class Headings(NamedTuple):
         self.anchor.extend(other.anchor)
 
 
+class Symbols(NamedTuple):
+    """Every symbol of every page, flat, in page order; names and anchors as numbers in tables
+    of distinct texts, kinds as places in `SYMBOL_KINDS`."""
+
+    page: array  # ("l")
+    kind: array  # ("B")
+    name: array  # its number in `names` ("l")
+    anchor: array  # its number in `anchors`, -1 where none is known ("l")
+    names: list[str]
+    anchors: list[str]
+
+    @classmethod
+    def empty(cls, names: Numbering, anchors: Numbering) -> Symbols:
+        return cls(array("l"), array("B"), array("l"), array("l"), names.texts, anchors.texts)
+
+    @classmethod
+    def of(cls, pages: Sequence[Page], names: Numbering, anchors: Numbering) -> Symbols:
+        flat = [(i, s) for i, page in enumerate(pages) for s in page.symbols]
+        return cls(
+            array("l", [i for i, _ in flat]),
+            array("B", [SYMBOL_KINDS.index(s.kind) for _, s in flat]),
+            names.numbers([s.name for _, s in flat]),
+            anchors.numbers([s.anchor for _, s in flat]),
+            names.texts,
+            anchors.texts,
+        )
+
+    def symbol(self, at: int) -> Symbol:
+        anchor = self.anchor[at]
+        return Symbol(
+            self.names[self.name[at]],
+            SYMBOL_KINDS[self.kind[at]],
+            self.anchors[anchor] if anchor >= 0 else None,
+        )
+
+    def extend(self, other: Symbols, first_page: int) -> None:
+        assert other.names is self.names and other.anchors is self.anchors
+        self.page.extend(array("l", [p + first_page for p in other.page]))
+        self.kind.extend(other.kind)
+        self.name.extend(other.name)
+        self.anchor.extend(other.anchor)
+
+
+def _starts(page: array, size: int) -> np.ndarray:
+    """Where each page's entries start in a flat list in page order (one more than pages)."""
+    counts = np.bincount(np.frombuffer(page, dtype=np.int_), minlength=size)
+    start = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
+    return start
+
+
 @dataclass
 class PageColumns:
     """The pages of a manifest, one list per field (the values `Page` would hold), and their
@@ -110,6 +164,7 @@ class PageColumns:
     markdown_url: list[str | None]
     lastmod: list[str | None]
     headings: Headings
+    symbols: Symbols
 
     def __len__(self) -> int:
         return len(self.url)
@@ -117,10 +172,12 @@ class PageColumns:
     @cached_property
     def outline_start(self) -> np.ndarray:
         """Where each page's headings start (one more entry than pages)."""
-        counts = np.bincount(np.frombuffer(self.headings.page, dtype=np.int_), minlength=len(self))
-        start = np.zeros(len(self) + 1, dtype=np.int64)
-        np.cumsum(counts, out=start[1:])
-        return start
+        return _starts(self.headings.page, len(self))
+
+    @cached_property
+    def symbol_start(self) -> np.ndarray:
+        """Where each page's symbols start (one more entry than pages)."""
+        return _starts(self.symbols.page, len(self))
 
     @classmethod
     def of(cls, pages: Sequence[Page]) -> PageColumns:
@@ -135,19 +192,25 @@ class PageColumns:
             anchors.texts,
         )
         columns = ([getattr(p, name) for p in pages] for name in PAGE_FIELDS)
-        return cls(*columns, headings=headings)
+        symbols = Symbols.of(pages, Numbering(), Numbering())
+        return cls(*columns, headings=headings, symbols=symbols)
 
     def page(self, i: int) -> Page:
         start, end = self.outline_start[i : i + 2].tolist()
         outline = tuple(map(self.headings.heading, range(start, end)))
-        return Page(*(getattr(self, name)[i] for name in PAGE_FIELDS), outline=outline)
+        start, end = self.symbol_start[i : i + 2].tolist()
+        symbols = tuple(map(self.symbols.symbol, range(start, end)))
+        fields = (getattr(self, name)[i] for name in PAGE_FIELDS)
+        return Page(*fields, outline=outline, symbols=symbols)
 
     def extend(self, other: PageColumns) -> None:
         """Add another batch's pages after these."""
         self.headings.extend(other.headings, len(self))
+        self.symbols.extend(other.symbols, len(self))
         for name in PAGE_FIELDS:
             getattr(self, name).extend(getattr(other, name))
         self.__dict__.pop("outline_start", None)
+        self.__dict__.pop("symbol_start", None)
 
 
 @dataclass
@@ -198,7 +261,7 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
     if not isinstance(pages, list):
         return ManifestColumns.of(manifest_io.from_dict(data, source))  # raises
     header = manifest_io.from_dict({**data, "pages": []}, source)
-    columns = _quick(pages, Numbering(), Numbering())
+    columns = _quick(pages, Numbering(), Numbering(), Numbering(), Numbering())
     if columns is None or len(set(columns.url)) != len(columns):
         columns = PageColumns.of(manifest_io.from_dict(data, source).pages)
     return ManifestColumns(
@@ -254,10 +317,10 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
         return None
     try:
         data = json.loads(head)
-        titles, anchors = Numbering(), Numbering()
+        numberings = Numbering(), Numbering(), Numbering(), Numbering()
         columns = None
         for pages in _page_batches(raw, start, end):
-            found = _quick(pages, titles, anchors)
+            found = _quick(pages, *numberings)
             if found is None:
                 return None
             if columns is None:
@@ -284,12 +347,16 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
 
 
 def _quick(
-    pages: list[Any], heading_titles: Numbering, heading_anchors: Numbering
+    pages: list[Any],
+    heading_titles: Numbering,
+    heading_anchors: Numbering,
+    symbol_names: Numbering,
+    symbol_anchors: Numbering,
 ) -> PageColumns | None:
     """The columns, if every page passes the quick checks; None to take the slow path.
     Each check is one pass in C (`map`, `set`) over a field of all pages. Duplicate URLs are
-    the caller's to find (pages may come in batches); heading titles and anchors are
-    numbered in `heading_titles` and `heading_anchors`."""
+    the caller's to find (pages may come in batches); heading titles and anchors, symbol
+    names and anchors, are numbered in the numberings given."""
     if not set(map(type, pages)) <= {dict}:
         return None
     urls = _field(pages, "url")
@@ -320,7 +387,10 @@ def _quick(
     headings = _outlines(pages, heading_titles, heading_anchors)
     if headings is None:
         return None
-    return PageColumns(urls, titles, sections, **optional, headings=headings)
+    symbols = _symbols(pages, symbol_names, symbol_anchors)
+    if symbols is None:
+        return None
+    return PageColumns(urls, titles, sections, **optional, headings=headings, symbols=symbols)
 
 
 def _outlines(
@@ -361,6 +431,47 @@ def _outlines(
         titles.numbers(texts),
         anchors.numbers(ids),
         titles.texts,
+        anchors.texts,
+    )
+
+
+def _symbols(pages: list[dict[str, Any]], names: Numbering, anchors: Numbering) -> Symbols | None:
+    """Every page's symbols, checked all at once (None: take the slow path)."""
+    raw = _field(pages, "symbols")
+    if raw.count(None) == len(raw):
+        return Symbols.empty(names, anchors)
+    if not _all_of(raw, list, type(None)):
+        return None
+    counts = [len(r) if r else 0 for r in raw]
+    if max(counts) > MAX_SYMBOLS:
+        return None
+    entries = list(itertools.chain.from_iterable(r for r in raw if r))
+    if not _all_of(entries, dict):
+        return None
+    kinds = _field(entries, "kind")
+    known = {kind: at for at, kind in enumerate(SYMBOL_KINDS)}
+    if not _all_of(kinds, str) or not set(kinds) <= known.keys():
+        return None
+    texts = _field(entries, "name")
+    if not _all_of(texts, str):
+        return None
+    texts = list(map(str.strip, texts))
+    if not all(texts) or max(map(len, texts), default=0) > MAX_HEADING_LENGTH:
+        return None
+    ids = _field(entries, "anchor")
+    if not _all_of(ids, str, type(None)):
+        return None
+    given = [a for a in ids if a is not None]
+    longest = max(map(len, given), default=0)
+    if longest > MAX_HEADING_LENGTH or not all(map(_ANCHOR.fullmatch, given)):
+        return None
+    page = array("l", itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
+    return Symbols(
+        page,
+        array("B", map(known.__getitem__, kinds)),
+        names.numbers(texts),
+        anchors.numbers(ids),
+        names.texts,
         anchors.texts,
     )
 

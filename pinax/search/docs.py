@@ -25,7 +25,7 @@ from pinax import content as content_io
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError
 from pinax.files import SpecialFile
-from pinax.manifest import Manifest, Page
+from pinax.manifest import Manifest, Page, Symbol
 from pinax.search import columns as columns_io
 from pinax.search import semantic
 from pinax.search.columns import ManifestColumns, PageColumns
@@ -34,7 +34,13 @@ from pinax.search.content import ContentIndex
 from pinax.search.content import build as build_content
 from pinax.search.heap import kept_for_reuse
 from pinax.search.index import SearchIndex
-from pinax.search.indexing import FORMAT, build, page_path, page_paths, section_text
+from pinax.search.indexing import (
+    FORMAT,
+    build,
+    page_path,
+    page_paths,
+    section_text,
+)
 from pinax.search.pagetable import PageTable, Picked, build_table, raw_paths_of, trim, url_path
 from pinax.search.store import (
     IndexCache,
@@ -172,12 +178,28 @@ class Docs:
             if self.pages.url(i).rstrip("/").rpartition("/")[0] == parent
         ][:CHILDREN_EXPLAINED]
         description = page.description or ""
-        headings = " ".join(h.title for h in page.outline)
-        return [page.title, slug, section, description, " ".join(children), page.title, headings]
+        anchors = {s.anchor for s in page.symbols}  # headings that are symbols count as those
+        headings = " ".join(h.title for h in page.outline if h.anchor not in anchors)
+        symbols = " ".join(s.name for s in page.symbols)
+        children_text = " ".join(children)
+        return [
+            page.title,
+            slug,
+            section,
+            description,
+            children_text,
+            page.title,
+            headings,
+            symbols,
+        ]
 
     def place(self, doc: int, heading: int) -> tuple[str, str | None]:
         """A hit's heading as `get_page(url, section=...)` takes it, and its anchor."""
         return self.pages.heading_place(doc, heading)
+
+    def symbol(self, at: int) -> Symbol:
+        """Symbol number `at` of all pages' (as `SearchIndex.best_symbols` names them)."""
+        return self.pages.symbol(at)
 
     def warm(self, read_files: bool = True) -> None:
         """Build the index and its term lookup table, and (`read_files`) read the index file

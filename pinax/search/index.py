@@ -17,14 +17,15 @@ some pages) leaves few to rank. Otherwise only the short lists (rare words, the 
 decide) are added up, and the common words are looked up by binary search for the candidates
 that can still reach the top; pages only common words reach come from a threshold algorithm
 over those words' highest weights first. Both give the exact top k (tests/test_index_topk.py).
-Query words the index does not know are corrected (edit distance), completed (prefix), or,
-when nothing else of the query is found, matched inside known words (substring).
+Every query word is searched as typed. Beside a word the index does not know, a correction
+(edit distance) or completions (prefix) may be added at a lower weight, or, when nothing else
+of the query is found, known words containing it (substring); never for short words, words
+with digits or one part of an identifier (see `_rescuable`).
 """
 
 from __future__ import annotations
 
 import math
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,23 +34,41 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from pinax.search.indexing import (
+    EXACT,
     FIELD_B,
     FIELD_WEIGHTS,
     FIELDS,
     IMPACT_BLOCK,
     K1,
+    SYMBOL,
     content_key,
     depth_prior,
+    dotted_names,
     idf,
+    name_terms,
+    symbol_text,
 )
 from pinax.search.semantic import Vectors
-from pinax.search.tokens import CHUNK, STOP_WORDS, chunk_words, chunks, phrases, stem, words
+from pinax.search.tokens import (
+    PART_WEIGHT,
+    STOP_WORDS,
+    chunk_words,
+    chunks,
+    phrases,
+    stem,
+    words,
+    written_as_names,
+)
 from pinax.search.vocabulary import Vocabulary
 
 PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
 CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
+SYMBOL_WORD_SHARE = 0.25  # a plain word's weight in symbols beside its weight elsewhere
+DENSE_SYMBOLS = 64  # a page's symbol matches beyond this are added up in an array
+NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
+MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
 FEW_POSTINGS = 2048  # a query reaching no more pages than this ranks them all
@@ -84,8 +103,11 @@ class Plan:
     # What the reference is made of: (a query word's weight, the stem it counts by; None for
     # a word the index lacks), so that a pooled reference can be made with other IDFs.
     counted: list[tuple[float, str | None]] = field(default_factory=list)
-    corrections: dict[str, str] = field(default_factory=dict)  # typed word -> known word
+    # A typed word the index lacks -> the known words added beside it (corrections,
+    # completions, words containing it).
+    also_matched: dict[str, list[str]] = field(default_factory=dict)
     title_key: int = 0
+    whole: frozenset[str] = frozenset()  # query words typed whole (not parts of a name)
 
     @property
     def strategy(self) -> str:
@@ -152,22 +174,11 @@ def pooled(plans: Sequence[Plan], indexes: Sequence[SearchIndex]) -> list[Plan]:
     return result
 
 
-def corrected_query(query: str, corrections: dict[str, str]) -> str:
-    """The query as it was read: corrected words (and identifier parts) replaced."""
-
-    def fix(match: re.Match[str]) -> str:
-        chunk = match.group(0)
-        tokens = chunk_words(chunk)
-        if not tokens:
-            return chunk
-        if tokens[-1][0] in corrections:
-            return corrections[tokens[-1][0]]
-        for word, _ in tokens[:-1]:
-            if word in corrections:
-                chunk = re.sub(re.escape(word), corrections[word], chunk, count=1, flags=re.I)
-        return chunk
-
-    return CHUNK.sub(fix, query)
+def _rescuable(word: str, weight: float) -> bool:
+    """Whether a word the index lacks may have a correction or completion added beside it:
+    not one part of an identifier (`json` of `json.dumps`: the whole name is what was
+    meant), not three letters or fewer (`str`, `iso`), no digits (`8601`, `k8s`)."""
+    return weight >= 1.0 and len(word) > MAX_LITERAL and word.isalpha()
 
 
 class SearchIndex:
@@ -204,6 +215,11 @@ class SearchIndex:
         self._text_term = _items(arrays["heading_text_term"])
         self._title_term_start = _items(arrays["title_term_start"])
         self._title_term = _items(arrays["title_term"])
+        self._symbol_start = arrays["symbol_start"]  # the page table's symbols
+        self._term_symbol_start = arrays["term_symbol_start"]
+        self._term_symbol = arrays["term_symbol"]
+        self._symbol_size = arrays["symbol_size"]
+        self._term_symbol_part = arrays["term_symbol_part"]
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
         # Title and heading vectors, when the index was built with the embedding model.
@@ -216,90 +232,135 @@ class SearchIndex:
 
     def knows(self, word: str) -> bool:
         """Whether a query word (lower-case, as typed) is in the vocabulary."""
-        return self.vocabulary.term(stem(word)) >= 0
+        return max(self.vocabulary.term_ids([stem(word), SYMBOL + word])) >= 0
 
     # -- planning ------------------------------------------------------------------------------
 
     def plan(self, query: str, trusted: frozenset[str] = frozenset()) -> Plan:
-        """The terms a query looks up, with corrections for the words the index lacks
-        (except `trusted` words, known elsewhere: not typos, just absent here)."""
+        """The terms a query looks up. Every word is searched as typed; a word the index
+        lacks counts in the reference as unknown, and a correction or completion of it may
+        be added beside it, at a lower weight (never for `trusted` words, known elsewhere:
+        not typos, just absent here; see `_rescuable` for which words may be rescued)."""
         weights: dict[str, float] = {}
         parts_of: dict[str, list[str]] = {}
+        coded: set[str] = set()  # words of chunks written as code: their symbols count fully
         for chunk in chunks(query):
             tokens = chunk_words(chunk)
-            for word, weight in tokens:
-                weights[word] = max(weight, weights.get(word, 0.0))
+            for word, weight in tokens:  # a part twice in one name counts as a whole word
+                part = sum(x for w, x in tokens if w == word) if weight < 1.0 else weight
+                weights[word] = max(min(part, 1.0), weights.get(word, 0.0))
             if len(tokens) > 1:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
+            if len(tokens) > 1 or not chunk[1:].islower():
+                coded.update(w for w, _ in tokens)
+            if "." in chunk:  # each dotted segment whole too (`directory_tree` of a long name)
+                for segment in chunk.split("."):
+                    joined = chunk_words(segment)
+                    if len(joined) > 1:
+                        word = joined[-1][0]
+                        weights[word] = max(PART_WEIGHT, weights.get(word, 0.0))
+                        coded.add(word)
         if any(w not in STOP_WORDS for w in weights):
             weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        names = written_as_names(query)
+        coded |= names
         stems = [stem(w) for w in weights]
         full = [s for s, x in zip(stems, weights.values(), strict=True) if x >= 1.0]
         full = [s for s in full if s not in STOP_WORDS]
         pairs = phrases(full)
-        ids = self.vocabulary.term_ids(stems + pairs)
-        plan = Plan(title_key=content_key(full))
-        missing = []
-        for (word, weight), text, term in zip(weights.items(), stems, ids, strict=False):
+        named = [SYMBOL + w for w in weights]
+        ids = self.vocabulary.term_ids(stems + named + pairs)
+        symbol_ids = ids[len(stems) : len(stems) + len(named)]
+        whole = frozenset(w for w, x in weights.items() if x >= 1.0)
+        plan = Plan(title_key=content_key(full), whole=whole | frozenset(dotted_names(query)))
+        plain = []  # plain words nothing was added for: looked for inside known words
+        for (word, weight), text, term, symbol in zip(
+            weights.items(), stems, ids, symbol_ids, strict=False
+        ):
             if term >= 0:
                 self._add(plan, Term(term, weight, word, text, "exact"), weight)
-            elif not self._resolve(plan, word, weight, parts_of.get(word), word in trusted):
-                missing.append((word, weight))
-        for word, weight in missing:
+                if symbol >= 0:  # beside the word: as much as a name typed as code, else less
+                    share = weight * (1.0 if word in coded else SYMBOL_WORD_SHARE)
+                    plan.terms.append(Term(symbol, share, word, SYMBOL + word, "exact"))
+                continue
+            if symbol >= 0:  # a word only symbols have: found as typed
+                self._add(plan, Term(symbol, weight, word, SYMBOL + word, "exact"), weight)
+                continue
+            self._count(plan, weight, None, self._unknown_idf)  # as typed: a word unknown here
+            if word in trusted or not _rescuable(word, weight):
+                continue
+            parts = parts_of.get(word)
+            rescued = self._rescue(plan, word, weight, parts, word in names)
+            if not rescued and parts is None and word not in names:
+                plain.append((word, weight))
+        for word, weight in plain:
             # Substrings of known words, only when nothing else of the query was found.
             inside = [] if plan.terms else self.vocabulary.containing(word, COMPLETIONS)
-            for rank, found in enumerate(inside):
-                counted = weight if rank == 0 else 0.0
-                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring", counted)
-            if not inside:  # an unknown word still says what a full match would be
-                self._count(plan, weight, None, self._unknown_idf)
-        for pair, term in zip(pairs, ids[len(stems) :], strict=True):
+            for found in inside:
+                self._add_word(plan, word, found, weight * SUBSTRING_WEIGHT, "substring")
+        for pair, term in zip(pairs, ids[len(stems) + len(named) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
+        self._names(plan, query)
+        self._exact_names(plan, query)
         return plan
 
-    def _resolve(
-        self, plan: Plan, word: str, weight: float, parts: list[str] | None, trusted: bool
-    ) -> bool:
-        """Add the terms of a query word the index lacks: its correction or completions.
-        False if none was found and the word may still be looked for inside known words."""
-        vocabulary = self.vocabulary
-        if parts is not None:  # a joined identifier: rebuilt from corrected parts, or completed
-            rebuilt = "".join(plan.corrections.get(p, p) for p in parts)
-            term = vocabulary.term(stem(rebuilt)) if rebuilt != word and not trusted else -1
+    def _exact_names(self, plan: Plan, query: str) -> None:
+        """A name typed with its case and underscores (`run_streamed`, `MessagePump`,
+        `DISABLED`) is also looked up as a symbol's last part exactly so written: a bonus
+        beside its words (not in the reference), full for a name typed as code, a quarter
+        for a plain word, as in the symbol field."""
+        for chunk in dict.fromkeys(c for c in chunks(query) if "." not in c):
+            term = self.vocabulary.term(EXACT + chunk)
             if term >= 0:
-                plan.corrections[word] = rebuilt
-                fixed = Term(
-                    term, weight * CORRECTION_WEIGHT, word, stem(rebuilt), "fuzzy", rebuilt
-                )
-                self._add(plan, fixed, weight)
-            elif not trusted:
-                self._complete(plan, word, weight)
-            return True  # its parts carry the query when it cannot be found
-        if trusted:
-            self._count(plan, weight, None, self._unknown_idf)
-            return True
-        corrected = vocabulary.correct(word)
-        if corrected is not None:
-            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy", weight)
-            return True
-        return self._complete(plan, word, weight)
+                coded = "_" in chunk or not chunk[1:].islower()
+                share = NAME_WEIGHT if coded else NAME_WEIGHT * SYMBOL_WORD_SHARE
+                word = chunk_words(chunk)[-1][0] if chunk_words(chunk) else chunk.lower()
+                plan.terms.append(Term(term, share, word, EXACT + chunk, "exact"))
 
-    def _complete(self, plan: Plan, word: str, weight: float) -> bool:
-        completions = self.vocabulary.complete(word, COMPLETIONS)
+    def _names(self, plan: Plan, query: str) -> None:
+        """A dotted name typed (`json.dumps`, `Agent.run()`) is also looked up whole, as a
+        symbol's name (see `indexing.name_terms`); it counts in the reference wherever it is
+        (by its own frequency, so that pooled indexes weigh it alike)."""
+        names = dotted_names(query)
+        for name, term in zip(names, self.vocabulary.term_ids(names), strict=True):
+            if term >= 0:
+                self._add(plan, Term(term, NAME_WEIGHT, name, name, "exact"), NAME_WEIGHT)
+            else:
+                self._count(plan, NAME_WEIGHT, name, self._unknown_idf)
+
+    def _rescue(
+        self, plan: Plan, word: str, weight: float, parts: list[str] | None, named: bool
+    ) -> bool:
+        """Add beside a word the index lacks its correction (edit distance), else its
+        completions (prefix), from title, heading and symbol words. A whole identifier
+        (`parts`: it was written in several) is never read as one of its own parts; a
+        word written as a code name (`named`: `__init__`, `dumps()`) is not completed."""
+        vocabulary = self.vocabulary
+        corrected = vocabulary.correct(word)
+        if corrected is not None and vocabulary.word_text(corrected) not in (parts or ()):
+            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy")
+            return True
+        if named:
+            return False
+        completions = vocabulary.complete(word, COMPLETIONS)
         for rank, found in enumerate(completions):
             share = CORRECTION_WEIGHT if rank == 0 else CORRECTION_WEIGHT / 2
-            self._add_word(plan, word, found, weight * share, "prefix", weight if rank == 0 else 0)
+            self._add_word(plan, word, found, weight * share, "prefix")
         return bool(completions)
 
-    def _add_word(
-        self, plan: Plan, word: str, found: int, weight: float, match: str, counted: float
-    ) -> None:
+    def _add_word(self, plan: Plan, word: str, found: int, weight: float, match: str) -> None:
+        """A known word added beside a typed one; the typed word alone is in the reference."""
         vocabulary = self.vocabulary
         term = int(vocabulary.word_term[found])
         known = vocabulary.word_text(found)
-        plan.corrections.setdefault(word, known)
-        self._add(plan, Term(term, weight, word, vocabulary.term_text(term), match, known), counted)
+        added = plan.also_matched.setdefault(word, [])
+        if known not in added:
+            added.append(known)
+        plan.terms.append(Term(term, weight, word, vocabulary.term_text(term), match, known))
+        symbol = vocabulary.term(SYMBOL + known)
+        if symbol >= 0 and symbol != term:  # the known word as a name, too
+            plan.terms.append(Term(symbol, weight, word, SYMBOL + known, match, known))
 
     def _add(self, plan: Plan, term: Term, counted: float) -> None:
         plan.terms.append(term)
@@ -360,11 +421,105 @@ class SearchIndex:
         the heading covering most of that part (words weighted by IDF), if it covers at
         least half of it; else -1 (also when the title covers the whole query). Ties: the
         first heading of the page. Plain Python: a page's headings are a few dozen terms."""
+        weights = self._content_weights(plan)
+        return [self._best_heading(doc, weights) for doc in docs]
+
+    def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:
+        """For each page, the symbol (its number over all pages) whose name answers the
+        query: one whose words cover every whole word of the query that the page's title
+        lacks (all of them if it lacks none; a dotted name typed always counts), the one
+        covering most of the query
+        (words weighted by IDF) among those; else -1. Ties: the most specific name (fewest
+        words), then the first. Per query term, one binary search for every page's range of
+        symbols in the symbols that have the term; a page's few matches are added up in
+        Python, many (a module page of hundreds of names sharing a word) in an array."""
+        words = _QueryWords(plan, self._term_idf)
+        if not words.by_symbol_term:
+            return [-1] * len(docs)
+        starts = self._symbol_start
+        ranges = [(starts.item(doc), starts.item(doc + 1)) for doc in docs]
+        matches: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in docs]
+        bounds = [bound for first_last in ranges for bound in first_last]
+        for term, bit in words.by_symbol_term.items():
+            start, end = self._term_symbol_start.item(term), self._term_symbol_start.item(term + 1)
+            if start == end:
+                continue
+            having = self._term_symbol[start:end]
+            places = np.searchsorted(having, bounds).tolist()
+            for at in range(len(docs)):
+                lo, hi = places[2 * at], places[2 * at + 1]
+                if lo < hi:
+                    parts = self._term_symbol_part[start + lo : start + hi]
+                    matches[at].append((having[lo:hi], parts, bit))
+        return [
+            self._best_symbol(found, first, last, words.required(self._titled(doc)), words)
+            for found, doc, (first, last) in zip(matches, docs, ranges, strict=True)
+        ]
+
+    def _best_symbol(
+        self,
+        matches: list[tuple[np.ndarray, np.ndarray, int]],
+        first: int,
+        last: int,
+        required: int,
+        words: _QueryWords,
+    ) -> int:
+        """The best symbol of one page's matches (see `best_symbols`): `required` and each
+        match's word are bits of `words`; a part of a name's word covers half a word."""
+        if not matches or not required:
+            return -1
+        if sum(len(symbols) for symbols, _, _ in matches) <= DENSE_SYMBOLS:
+            covered: dict[int, int] = {}
+            halves: dict[int, int] = {}
+            for symbols, parts, bit in matches:
+                for symbol, part in zip(symbols.tolist(), parts.tolist(), strict=True):
+                    if part:
+                        halves[symbol] = halves.get(symbol, 0) | bit
+                    else:
+                        covered[symbol] = covered.get(symbol, 0) | bit
+            every = set(covered) | set(halves)
+            scores = {
+                s: words.score(covered.get(s, 0), halves.get(s, 0))
+                for s in every
+                if (covered.get(s, 0) | halves.get(s, 0)) & required == required
+            }
+        else:
+            whole = np.zeros(last - first, dtype=np.int64)
+            half = np.zeros(last - first, dtype=np.int64)
+            for symbols, parts, bit in matches:
+                at = symbols - first
+                whole[at[~parts]] |= bit
+                half[at[parts]] |= bit
+            ok = np.flatnonzero(((whole | half) & required) == required)
+            scores = {int(i) + first: words.score(int(whole[i]), int(half[i])) for i in ok.tolist()}
+        if not scores:
+            return -1
+        best = max(scores.values())
+        tied = [s for s, score in scores.items() if score >= best * (1 - 1e-6)]
+        return min(tied, key=lambda s: (self._symbol_size.item(s), s))
+
+    def _titled(self, doc: int) -> set[int]:
+        return set(
+            self._title_term[self._title_term_start[doc] : self._title_term_start[doc + 1]].tolist()
+        )
+
+    def _content_weights(self, plan: Plan, symbols: bool = False) -> dict[int, float]:
+        """The plan's terms (no phrases) weighted by their IDF: what a place covers; with
+        `symbols`, only the terms of the symbol field (`§word`, dotted names)."""
         weights: dict[int, float] = {}
         for t in plan.terms:
+            if symbols and not (t.text.startswith((SYMBOL, EXACT)) or "." in t.text):
+                continue
             if t.match != "phrase":
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
-        return [self._best_heading(doc, weights) for doc in docs]
+        return weights
+
+    def _untitled(self, doc: int, weights: dict[int, float]) -> dict[int, float]:
+        """The weights of the terms a page's title does not have."""
+        titled = self._title_term[
+            self._title_term_start[doc] : self._title_term_start[doc + 1]
+        ].tolist()
+        return {term: w for term, w in weights.items() if term not in titled}
 
     def _best_heading(self, doc: int, weights: dict[int, float]) -> int:
         first, last = self._heading_start[doc], self._heading_start[doc + 1]
@@ -380,10 +535,7 @@ class SearchIndex:
                 matched[text] = covered
         if not matched:
             return -1
-        titled = self._title_term[
-            self._title_term_start[doc] : self._title_term_start[doc + 1]
-        ].tolist()
-        rest = {term: w for term, w in weights.items() if term not in titled}
+        rest = self._untitled(doc, weights)
         wanted = HEADING_COVER * sum(rest.values())
         best, most = -1, 0.0
         for text, covered in matched.items():  # a text's first heading is the earliest
@@ -569,7 +721,11 @@ class SearchIndex:
     def explain(self, doc: int, plan: Plan, raw: float, boost: float) -> dict[str, Any]:
         """Where a hit's score comes from: per query term, its contribution and how that
         splits over the page's fields; the boosts; and the reference that maps it to 0..1."""
-        fields = [_term_counts(text) for text in self._fields_of(doc)] if self._fields_of else []
+        texts = list(self._fields_of(doc)) if self._fields_of else []
+        fields = [
+            _symbol_counts(text) if FIELDS[f] == "symbol" else _term_counts(text)
+            for f, text in enumerate(texts)
+        ]
         averages = self._field_avg
         norms = [
             (1 - FIELD_B[f]) + FIELD_B[f] * length / averages[f]
@@ -610,6 +766,57 @@ class SearchIndex:
             "boosts": {"depth": round(depth, 4), "exact_title": round(boost, 4)},
             "reference": round(plan.reference, 4),
         }
+
+
+class _QueryWords:
+    """A plan's query words as bits (at most 62 words; more are not asked for by name): each
+    word's weight (IDF-weighted), which are whole words (not parts of a name), the regular
+    terms each has (to tell the title's words), and which symbol-field terms stand for which
+    word (`§word`, dotted names)."""
+
+    def __init__(self, plan: Plan, term_idf: np.ndarray) -> None:
+        self.bits: dict[str, int] = {}
+        self.weight: list[float] = []
+        self.whole = 0
+        self.regular: dict[int, set[int]] = {}
+        self.by_symbol_term: dict[int, int] = {}
+        for t in plan.terms:
+            if t.match == "phrase":
+                continue
+            if t.word not in self.bits:
+                if len(self.bits) >= 62:
+                    continue
+                self.bits[t.word] = 1 << len(self.bits)
+                self.weight.append(0.0)
+            bit = self.bits[t.word]
+            at = bit.bit_length() - 1
+            self.weight[at] = max(self.weight[at], t.weight * term_idf.item(t.term))
+            dotted = "." in t.text
+            if t.word in plan.whole:
+                self.whole |= bit
+            if t.text.startswith((SYMBOL, EXACT)) or dotted:
+                self.by_symbol_term.setdefault(t.term, bit)
+            else:
+                self.regular.setdefault(bit, set()).add(t.term)
+
+    def required(self, titled: set[int]) -> int:
+        """The whole words a page's symbol must cover: those its title lacks, or, when the
+        title has them all (`App` on the page `textual.app`), all of them."""
+        need = 0
+        whole = self.whole or sum(self.bits.values())
+        for bit in self.bits.values():
+            if whole & bit and not (self.regular.get(bit, set()) & titled):
+                need |= bit
+        return need or whole  # (a long name typed has no whole word: all its parts then)
+
+    def score(self, whole: int, half: int) -> float:
+        total = 0.0
+        for at, weight in enumerate(self.weight):
+            if whole >> at & 1:
+                total += weight
+            elif half >> at & 1:
+                total += weight * PART_WEIGHT
+        return total
 
 
 class Scratch:
@@ -664,6 +871,19 @@ def _kth(scores: np.ndarray, k: int) -> float:
     if len(scores) < k:
         return 0.0
     return float(np.partition(scores, len(scores) - k)[len(scores) - k])
+
+
+def _symbol_counts(names: str) -> tuple[dict[str, float], float]:
+    """`_term_counts` of the symbol field, from its names (space-separated), as indexing
+    files them: each word of a name's suffixes once a page, unstemmed, and its dotted
+    names."""
+    counts: dict[str, float] = {}
+    for name in names.split():
+        for word, weight in words(symbol_text(name)):
+            counts[SYMBOL + word] = max(weight, counts.get(SYMBOL + word, 0.0))
+        for term in [*name_terms(name), EXACT + name.rsplit(".", 1)[-1]]:
+            counts[term] = 1.0
+    return counts, sum(counts.values())
 
 
 def _term_counts(text: str) -> tuple[dict[str, float], float]:

@@ -20,7 +20,9 @@ half weight) turns the token lists into postings.
 from __future__ import annotations
 
 import itertools
+import re
 import zlib
+from array import array
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
@@ -29,7 +31,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.search.columns import Headings, PageColumns
+from pinax.search.columns import Headings, PageColumns, Symbols
 from pinax.search.pagetable import narrow, raw_path, raw_paths_of
 from pinax.search.semantic import build_vectors
 from pinax.search.tokens import (
@@ -37,20 +39,24 @@ from pinax.search.tokens import (
     PART_WEIGHT,
     STOP_WORDS,
     chunks,
+    split_chunk,
     split_chunks,
     stemmer,
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading")
-FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5)
+SYMBOL_WEIGHT = 1.0  # a page's API names (see `symbol_text`)
+EXACT = "="  # ...and `=Name`: a symbol's last part exactly as written (no word has `=`)
+SYMBOL = "\u00a7"  # `§`: the symbol field's words are terms of their own, `§word` (no word has it)
+FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")
+FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5, SYMBOL_WEIGHT)
 K1 = 1.2
 B = 0.75
 # Length normalisation per field: a page's headings are many short texts, and a long outline
 # is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
-FIELD_B = (B, B, B, B, B, B, 0.1)
+FIELD_B = (B, B, B, B, B, B, 0.1, 0.1)
 DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
-FORMAT = 4  # bump when the arrays or what they mean change (tokens, fields, weights)
+FORMAT = 6  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
@@ -96,6 +102,14 @@ def section_text(section: str, group: str | None, base_path: str) -> str:
     return f"{text} {group}" if group else text
 
 
+def symbol_text(name: str) -> str:
+    """What a symbol is indexed as: its name and every dotted suffix of it
+    (`json.decoder.JSONDecoder JSONDecoder`...), so that the name is found whole however
+    much of its qualification is typed (`Agent.run` of `agents.agent.Agent.run`)."""
+    parts = name.split(".")
+    return " ".join(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
+
+
 def content_key(stems: Iterable[str]) -> int:
     """A fingerprint of a set of stems (the sum of their CRC-32s): a query whose content words
     are exactly a title's shares the title's key."""
@@ -115,6 +129,7 @@ class _Chunks:
         self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
         self.words: dict[str, int] = {}  # written word -> term id
         self.plain: set[str] = set()  # written words that are not joined identifiers
+        self.sources: set[str] = set()  # written words of titles, headings and symbols
         self._stem = stemmer()  # many words at a time
 
     def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -144,13 +159,22 @@ class _Chunks:
             if singular not in self.words and self.terms.get(stem) == term:
                 self.words[singular] = term
                 self.plain.add(singular)
+                if plural in self.sources:
+                    self.sources.add(singular)
 
-    def arrays(self) -> dict[str, np.ndarray]:
+    def arrays(self, sources: Sequence[np.ndarray]) -> dict[str, np.ndarray]:
         """Analyse every numbered chunk: the flat arrays, by chunk id. A batch of chunks at a
-        time, so that their tokens (many short-lived objects) never pile up in memory."""
+        time, so that their tokens (many short-lived objects) never pile up in memory. The
+        words of the chunks `sources` (ids) are what corrections may give (`self.sources`)."""
+        source = np.zeros(len(self.ids), dtype=bool)
+        for ids in sources:
+            source[ids] = True
         every = iter(self.ids)
         batches = iter(lambda: list(itertools.islice(every, ANALYSED)), [])
-        parts = [self._analyse(batch) for batch in batches] or [self._analyse([])]
+        parts = [
+            self._analyse(batch, source[at * ANALYSED : (at + 1) * ANALYSED])
+            for at, batch in enumerate(batches)
+        ] or [self._analyse([], source)]
         count, term, half, length, full_count, full = map(np.concatenate, zip(*parts, strict=True))
         del parts
         return {
@@ -164,9 +188,10 @@ class _Chunks:
             "full": full,
         }
 
-    def _analyse(self, batch: list[str]) -> tuple[np.ndarray, ...]:
+    def _analyse(self, batch: list[str], source: np.ndarray) -> tuple[np.ndarray, ...]:
         """The tokens of some chunks: how many each has, their term ids and half-weight flags,
-        each chunk's length, and its full-weight content terms (count, then ids)."""
+        each chunk's length, and its full-weight content terms (count, then ids); the words
+        of `source` chunks are kept in `self.sources`."""
         written, half, count = split_chunks(batch)
         total = len(written)
         words, terms = self.words, self.terms
@@ -178,6 +203,7 @@ class _Chunks:
         stop = np.fromiter(map(STOP_WORDS.__contains__, written), dtype=bool, count=total)
         owner = np.repeat(np.arange(len(batch)), count)  # the chunk of each token
         self.plain.update(itertools.compress(written, half | (count == 1)[owner]))
+        self.sources.update(itertools.compress(written, source[owner]))
         weight = np.where(half, PART_WEIGHT, 1.0)
         weight[stop] = 0.0
         full = ~half & ~stop
@@ -275,10 +301,12 @@ def build(
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     headings = pages.headings
     text_chunks, text_n_chunks = analysis.number(headings.titles)
-    found = analysis.arrays()
+    symbols = pages.symbols
+    found = analysis.arrays([title_ids, text_chunks])
     distinct = len(headings.titles)
     each_text = _field(found, text_chunks, text_n_chunks, np.arange(distinct), distinct)
     del text_chunks, text_n_chunks
+    each_name = _symbol_tokens(analysis, symbols.names)
 
     fields = [_field(found, title_ids, title_n, every, size)]
     fields.append(_field(found, slug_ids, slug_n, every, size))
@@ -291,9 +319,13 @@ def build(
     fields.append(_phrases(analysis, stems, stem_page, size))
     title_keys = _title_keys(analysis, stems, stem_page, size)
     del stems, stem_page
-    fields.append(_headings_of_pages(each_text, headings, size))
+    shown = _not_symbols(headings, symbols)  # a heading that is a symbol counts as the symbol
+    fields.append(_texts_of_pages(each_text, headings.title, headings.page, size, shown))
+    fields.append(_once(_texts_of_pages(each_name, symbols.name, symbols.page, size), size))
     rank = _term_ranks(analysis)
     arrays = _heading_text_terms(each_text, rank)
+    arrays.update(_symbol_terms(each_name, symbols.name, rank))
+    del each_name
     arrays.update(_title_terms(fields[0], rank, size))
     del each_text
     arrays.update(_postings(analysis, fields, size, depth_prior(depths), rank))
@@ -304,17 +336,126 @@ def build(
     return arrays
 
 
-def _headings_of_pages(each_text: _Field, headings: Headings, size: int) -> _Field:
-    """The heading field: the tokens of every heading's text (`each_text` is filed by
-    distinct text) filed under its page."""
-    text = np.frombuffer(headings.title, dtype=np.int_)
-    page = np.frombuffer(headings.page, dtype=np.int_)
+def _not_symbols(headings: Headings, symbols: Symbols) -> np.ndarray | None:
+    """Which headings are not also a symbol of their page (the same anchor: mkdocstrings
+    gives each documented name a heading), or None when all are not."""
+    if not len(symbols.page) or not len(headings.page):
+        return None
+    number = {anchor: at for at, anchor in enumerate(symbols.anchors)}
+    as_symbol = np.array([number.get(a, -1) for a in headings.anchors] or [-1], dtype=np.int64)
+    heading_anchor = np.frombuffer(headings.anchor, dtype=np.int_)
+    mapped = np.where(heading_anchor >= 0, as_symbol[np.maximum(heading_anchor, 0)], -1)
+    width = len(symbols.anchors) + 1
+    heading_key = np.frombuffer(headings.page, dtype=np.int_) * width + mapped
+    symbol_key = np.frombuffer(symbols.page, dtype=np.int_) * width + np.frombuffer(
+        symbols.anchor, dtype=np.int_
+    )
+    both = (mapped >= 0) & np.isin(
+        heading_key, symbol_key[np.frombuffer(symbols.anchor, dtype=np.int_) >= 0]
+    )
+    return None if not both.any() else ~both
+
+
+def _texts_of_pages(
+    each_text: _Field,
+    text_of: array,
+    page_of: array,
+    size: int,
+    keep: np.ndarray | None = None,
+) -> _Field:
+    """The heading (or symbol) field: the tokens of every heading's text (`each_text` is
+    filed by distinct text; `text_of` each heading's, `page_of` its page) filed under its
+    page; only the headings `keep` marks, if given."""
+    text = np.frombuffer(text_of, dtype=np.int_)
+    page = np.frombuffer(page_of, dtype=np.int_)
+    if keep is not None:
+        text, page = text[keep], page[keep]
     count = np.bincount(each_text.doc, minlength=len(each_text.lengths))  # doc is sorted
     start = np.cumsum(count) - count
     at = ragged(start[text], count[text])
     doc = np.repeat(page, count[text]).astype(np.int32)
     lengths = np.bincount(page, weights=each_text.lengths[text], minlength=size)
     return _Field(each_text.term[at], each_text.half[at], doc, lengths)
+
+
+def name_terms(name: str) -> list[str]:
+    """The terms a symbol's name is found by as a whole: its lower-cased dotted suffixes of
+    two parts or more (`json.dumps`; `agent.run` of `agents.agent.Agent.run`), which no
+    word is (words have no dots), so that a qualified name typed matches exactly, however
+    many parts it has. A query looks up each of its dotted chunks so (see `SearchIndex`)."""
+    parts = name.lower().split(".")
+    return [".".join(parts[i:]) for i in range(len(parts) - 1) if parts[i] and parts[-1]]
+
+
+DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")  # a dotted name as typed (`_` kept)
+
+
+def dotted_names(text: str) -> list[str]:
+    """The dotted names of a query, lower-cased, as `name_terms` files them."""
+    return list(dict.fromkeys(m.lower() for m in DOTTED.findall(text)))
+
+
+def _symbol_tokens(analysis: _Chunks, names: list[str]) -> _Field:
+    """The symbol field's tokens of each distinct name (`doc`: the name's number): the words
+    of `symbol_text` as written (lower-cased, not stemmed: `Style` is no match for
+    `styles`), each as the term `SYMBOL + word`, and its `name_terms`. Terms of their own,
+    so that a query weighs them by how it was typed (see `SearchIndex.plan`); the words
+    are also what corrections may give. A name is analysed once, however many pages
+    document it."""
+    terms, words, sources = analysis.terms, analysis.words, analysis.sources
+    term: list[int] = []
+    half: list[bool] = []
+    counts: list[int] = []
+    lengths: list[float] = []
+    for name in names:
+        found: dict[str, float] = {}  # each word once, whole over part (the field's rule)
+        for chunk in chunks(symbol_text(name)):
+            for word, weight in split_chunk(chunk):
+                found[word] = max(weight, found.get(word, 0.0))
+        for word, weight in found.items():
+            number = terms.setdefault(SYMBOL + word, len(terms))
+            term.append(number)
+            half.append(weight < 1.0)
+            words.setdefault(word, number)  # a word only symbols have: corrected to this
+            sources.add(word)
+        extra = name_terms(name)
+        last = name.rsplit(".", 1)[-1]
+        if last:  # the last part exactly as written (case and underscores kept)
+            extra.append(EXACT + last)
+        term.extend(terms.setdefault(t, len(terms)) for t in extra)
+        half.extend([False] * len(extra))
+        counts.append(len(found) + len(extra))
+        lengths.append(sum(found.values()) + len(extra))
+    doc = np.repeat(np.arange(len(names), dtype=np.int32), counts)
+    return _Field(
+        np.array(term, dtype=np.int32),
+        np.array(half, dtype=np.int8),
+        doc,
+        np.array(lengths, dtype=np.float64),
+    )
+
+
+def _once(field: _Field, size: int) -> _Field:
+    """A field with each term at most once a page (a full-weight occurrence over a part's):
+    a page documenting 200 names with `widget` in them is not 200 times about widgets; its
+    length is its distinct terms'."""
+    if not len(field.term):
+        return field
+    terms = int(field.term.max()) + 1
+    key = field.doc.astype(np.int64) * terms + field.term
+    key <<= 1
+    key |= field.half.astype(np.int64)  # whole (0) sorts before part (1)
+    key.sort()
+    first = np.empty(len(key), dtype=bool)
+    first[0] = True
+    np.not_equal(key[1:] >> 1, key[:-1] >> 1, out=first[1:])
+    key = key[first]  # in page order, one a term
+    half = (key & 1).astype(np.int8)
+    key >>= 1
+    doc = (key // terms).astype(np.int32)
+    term = (key % terms).astype(np.int32)
+    lengths = np.bincount(doc, weights=np.where(half, PART_WEIGHT, 1.0), minlength=size)
+    return _Field(term, half, doc, lengths)
 
 
 def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:
@@ -327,6 +468,37 @@ def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.nda
     return {
         "heading_text_term_start": narrow(start),
         "heading_text_term": rank[each_text.term].astype(np.int32),
+    }
+
+
+def _symbol_terms(each_name: _Field, name_of: array, rank: np.ndarray) -> dict[str, np.ndarray]:
+    """Which symbols have each term (`term_symbol` from `term_symbol_start[term]`, symbols
+    by their number over all pages, ascending), and how many tokens each has, so that a hit
+    names the symbol that answers by a few binary searches in the page's range of symbols.
+    A name's tokens are distinct (see `_symbol_tokens`), so each (term, symbol) pair is one
+    packed key (term, symbol, part), and one sort of the keys makes the lists."""
+    name = np.frombuffer(name_of, dtype=np.int_)
+    count = np.bincount(each_name.doc, minlength=len(each_name.lengths))  # doc is sorted
+    start = np.cumsum(count) - count
+    size = np.minimum(count[name], np.iinfo(np.uint16).max).astype(np.uint16)
+    token = rank[each_name.term].astype(np.int64) << 33  # a distinct name's tokens, packed
+    token |= each_name.half.astype(np.int64)
+    at = ragged(start[name], count[name])
+    key = token[at]
+    del at
+    symbol = np.repeat(np.arange(len(name), dtype=np.int64), count[name])
+    symbol <<= 1
+    key |= symbol
+    del symbol
+    key.sort()
+    per_term = np.bincount(key >> 33, minlength=len(rank))
+    term_start = np.zeros(len(rank) + 1, dtype=np.int64)
+    np.cumsum(per_term, out=term_start[1:])
+    return {
+        "term_symbol_start": narrow(term_start),
+        "term_symbol": ((key >> 1) & ((1 << 32) - 1)).astype(np.int32),
+        "term_symbol_part": (key & 1).astype(bool),  # only a part of a joined word of the name
+        "symbol_size": size,  # tokens of each symbol's name: the fewer, the more specific
     }
 
 
@@ -437,7 +609,7 @@ def _postings(
         sorting = pool.submit(key.sort)
         arrays = {"terms": sorted_strings(ordered_terms)}
         analysis.add_singulars()
-        arrays.update(build_words(analysis.words, analysis.plain, rank))
+        arrays.update(build_words(analysis.words, analysis.sources, rank))
         sorting.result()
     new = _run_starts(key)
     post_term, post_doc, tf = _merge_runs(key, new, scale, size, doc_bits)

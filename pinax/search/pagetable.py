@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from pinax.manifest import Heading, Page
+from pinax.manifest import SYMBOL_KINDS, Heading, Page, Symbol
 from pinax.search.columns import PageColumns
 
 T = TypeVar("T")
@@ -174,6 +174,7 @@ def build_table(
     for name in ("description", "markdown_url", "lastmod"):
         arrays.update(_optional(getattr(pages, name), name))
     arrays.update(_outline_arrays(pages))
+    arrays.update(_symbol_arrays(pages))
     url_order = sorted(range(len(urls)), key=urls.__getitem__)
     # In URL order the paths are nearly sorted already (a site's URLs sort as their paths),
     # which the sort is quick to finish; pages with equal paths may come in any order.
@@ -210,6 +211,19 @@ def _outline_arrays(pages: PageColumns) -> dict[str, np.ndarray]:
     arrays["outline_start"] = narrow(pages.outline_start)
     arrays["heading_level"] = np.frombuffer(headings.level, dtype=np.uint8).copy()
     arrays["heading_repeats"] = counts[inverse] > 1
+    return arrays
+
+
+def _symbol_arrays(pages: PageColumns) -> dict[str, np.ndarray]:
+    """Every page's symbols: where each page's start (`symbol_start`), their kinds (places
+    in `SYMBOL_KINDS`), and their names and anchors as numbers in tables of distinct texts."""
+    symbols = pages.symbols
+    arrays = Strings.arrays(symbols.names, "symbol_name")
+    arrays.update(Strings.arrays(symbols.anchors, "symbol_anchor"))
+    arrays["symbol_name_id"] = np.frombuffer(symbols.name, dtype=np.int_).astype(np.int32)
+    arrays["symbol_anchor_id"] = np.frombuffer(symbols.anchor, dtype=np.int_).astype(np.int32)
+    arrays["symbol_kind"] = np.frombuffer(symbols.kind, dtype=np.uint8).copy()
+    arrays["symbol_start"] = narrow(pages.symbol_start)
     return arrays
 
 
@@ -326,6 +340,14 @@ class PageTable(Sequence[Page]):
             arrays["heading_anchor_data"], arrays["heading_anchor_offsets"]
         )
         self._heading_anchor_id = arrays["heading_anchor_id"]
+        self.symbol_start = arrays["symbol_start"]
+        self._symbol_names = Strings(arrays["symbol_name_data"], arrays["symbol_name_offsets"])
+        self._symbol_name_id = arrays["symbol_name_id"]
+        self._symbol_anchors = Strings(
+            arrays["symbol_anchor_data"], arrays["symbol_anchor_offsets"]
+        )
+        self._symbol_anchor_id = arrays["symbol_anchor_id"]
+        self._symbol_kind = arrays["symbol_kind"]
 
     def __len__(self) -> int:
         return len(self._urls)
@@ -384,7 +406,21 @@ class PageTable(Sequence[Page]):
             group=self._groups.get(group) if group >= 0 else None,
             **optional,
             outline=self.outline(i),
+            symbols=self.symbols(i),
         )
+
+    def symbol(self, at: int) -> Symbol:
+        """Symbol number `at` (of all pages' symbols: see `symbol_start`)."""
+        anchor = self._symbol_anchor_id.item(at)
+        return Symbol(
+            self._symbol_names.get(self._symbol_name_id.item(at)),
+            SYMBOL_KINDS[self._symbol_kind.item(at)],
+            self._symbol_anchors.get(anchor) if anchor >= 0 else None,
+        )
+
+    def symbols(self, i: int) -> tuple[Symbol, ...]:
+        start, end = self.symbol_start.item(i), self.symbol_start.item(i + 1)
+        return tuple(map(self.symbol, range(start, end)))
 
     def heading(self, h: int) -> Heading:
         """Heading number `h` (of all pages' headings: see `outline_start`)."""

@@ -58,6 +58,22 @@ def chunks(text: str) -> list[str]:
     return CHUNK.findall(text)
 
 
+def written_as_names(text: str) -> set[str]:
+    """The one-word chunks of a text written as code names (`__init__`, `dumps()`: an
+    underscore beside them, or call parentheses after), lower-cased: identifiers, not words
+    to complete."""
+    if "'" in text or "’" in text:
+        text = _POSSESSIVE.sub("", text)
+    found = set()
+    for match in CHUNK.finditer(text):
+        start, end = match.span()
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+        if before == "_" or after in ("_", "("):
+            found.add(match.group(0).lower())
+    return found
+
+
 def words(text: str) -> list[Token]:
     """The words of a text as written (lower-cased, unstemmed), each with its weight."""
     return [token for chunk in chunks(text) for token in chunk_words(chunk)]

@@ -21,7 +21,7 @@ from rapidfuzz.distance import OSA
 
 MIN_TYPO_LENGTH = 5  # shorter words are never corrected
 LONG_TYPO_LENGTH = 9  # words this long may be two edits away
-MIN_PREFIX_LENGTH = 3
+MIN_PREFIX_LENGTH = 4
 MIN_SUBSTRING_LENGTH = 4
 MAX_SUBSTRING_HITS = 1000
 DICT_MAX = 300_000  # vocabularies up to this many terms are looked up in a dict
@@ -62,19 +62,19 @@ def sorted_strings(values: Sequence[str]) -> np.ndarray:
 
 
 def build_words(
-    words: dict[str, int], plain: set[str], term_rank: np.ndarray
+    words: dict[str, int], sources: set[str], term_rank: np.ndarray
 ) -> dict[str, np.ndarray]:
     """Arrays for the written words (all but `word_df`, which the postings give: the
     document frequency of each word's term): `words` maps each to its term id (build
-    order), `plain` holds the words that are not joined identifiers, `term_rank` maps build
-    ids to sorted ids."""
+    order), `sources` holds the words corrections and completions may give (those of
+    titles, headings and symbols: `word_source`), `term_rank` maps build ids to sorted ids."""
     ordered = sorted(words)
     ids = np.fromiter(map(words.__getitem__, ordered), dtype=np.int64, count=len(ordered))
     word_term = term_rank[ids]
     keys: list[int] = []
     owners: list[int] = []
     for i, word in enumerate(ordered):
-        if word in plain and len(word) >= MIN_TYPO_LENGTH - 1 and word.isalpha():
+        if word in sources and len(word) >= MIN_TYPO_LENGTH - 1 and word.isalpha():
             variants = deletions(word, 2 if len(word) >= LONG_TYPO_LENGTH - 2 else 1)
             keys.extend(_filing_keys(variants))
             owners.extend([i] * len(variants))
@@ -84,6 +84,7 @@ def build_words(
         "words": sorted_strings(ordered),
         "word_term": word_term.astype(np.int32),
         "word_blob": np.frombuffer("\n".join(ordered).encode(), dtype=np.uint8),
+        "word_source": np.fromiter(map(sources.__contains__, ordered), dtype=bool),
         "delete_key": key[order],
         "delete_word": np.array(owners, dtype=np.int32)[order],
     }
@@ -98,6 +99,7 @@ class Vocabulary:
         self.word_term = arrays["word_term"]
         self.word_df = arrays["word_df"]
         self._blob = arrays["word_blob"]
+        self._source = arrays["word_source"]
         self._delete_key = arrays["delete_key"]
         self._delete_word = arrays["delete_word"]
         self._text: bytes | None = None
@@ -193,13 +195,17 @@ class Vocabulary:
         return chosen
 
     def _complete(self, prefix: str, limit: int) -> tuple[int, ...]:
-        """Up to `limit` known words (ids) that start with a partial word, most frequent first."""
+        """Up to `limit` known words (ids) that start with a partial word: the most frequent,
+        the shortest of them first (`useeffe` stands for `useeffect` before `useeffectevent`:
+        the first counts most)."""
         if len(prefix) < MIN_PREFIX_LENGTH:
             return ()
         key = prefix.encode()
         lo = int(np.searchsorted(self.words, key, side="left"))
         hi = int(np.searchsorted(self.words, key + b"\xff", side="left"))
-        return tuple(self._most_frequent(np.arange(lo, hi), limit))
+        found = np.arange(lo, hi)
+        frequent = self._most_frequent(found[self._source[lo:hi]], limit)
+        return tuple(sorted(frequent, key=lambda w: len(self.words[w])))
 
     def containing(self, needle: str, limit: int) -> list[int]:
         """Up to `limit` known words (ids) that contain a word, most frequent first."""
@@ -215,7 +221,8 @@ class Vocabulary:
             starts.append(at)
             at = self._text.find(target, at + 1)
         lines = np.searchsorted(self._line_ends, np.array(starts, dtype=np.int64))  # word ids
-        return self._most_frequent(np.array(sorted(set(lines.tolist())), dtype=np.int64), limit)
+        found = np.array(sorted(set(lines.tolist())), dtype=np.int64)
+        return self._most_frequent(found[self._source[found]], limit)
 
     def _most_frequent(self, found: np.ndarray, limit: int) -> list[int]:
         if not len(found):

@@ -96,8 +96,11 @@ def render_list_sections(data: Row) -> str:
 
 def render_search_pages(data: Row) -> str:
     results = data["results"]
-    corrected = f" (searched for: {data['did_you_mean']})" if data.get("did_you_mean") else ""
-    head = f"{plural(len(results), 'result')} for {data['query']!r}{corrected}"
+    head = f"{plural(len(results), 'result')} for {data['query']!r}"
+    added = data.get("also_matched") or {}
+    if added:
+        also = "; ".join(f"{word} -> {', '.join(known)}" for word, known in added.items())
+        head += f" (also matched: {also})"
     lines = []
     for n, row in enumerate(results, 1):
         extra = _row_extras(row, ("url", "title", "section", "score", "docs", "snippet"))
@@ -109,7 +112,7 @@ def render_search_pages(data: Row) -> str:
             lines.append(f"   {row['snippet']}")
     if not results:
         lines.append("Try other words, or browse with list_sections.")
-    known = ("query", "results", "did_you_mean")
+    known = ("query", "results", "also_matched")
     return _join(head + (":" if results else ""), *lines, _extras(data, known))
 
 

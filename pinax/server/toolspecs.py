@@ -311,7 +311,12 @@ SEARCH_PAGES = ToolSpec(
                     "The heading inside the page that answers ('Parent > Child' where its "
                     "text repeats on the page): pass it, or the anchor, as get_page's section"
                 ),
-                anchor=_string("That heading's id on the page, where known"),
+                anchor=_string("That symbol's or heading's id on the page, where known"),
+                symbol=_string(
+                    "The API name on the page that answers (from the site's objects.inv): "
+                    "pass it, or the anchor, as get_page's section"
+                ),
+                kind=_string("That symbol's kind: module, class, function, method, ..."),
                 snippet=_string(
                     "Where the page's text matched: at most 240 characters of that section "
                     "around the matched words, plain text"
@@ -333,11 +338,16 @@ SEARCH_PAGES = ToolSpec(
                 ),
             ),
         ),
-        did_you_mean=_string("The query with misspelt words corrected, when any were"),
+        also_matched={
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            "description": "Words the docs lack, each with the known words searched beside "
+            "it (corrections, completions): what was typed is always searched as typed",
+        },
         strategy={
             "type": "string",
             "enum": ["bm25", "fuzzy", "substring"],
-            "description": "bm25: words as typed; fuzzy: some corrected or completed; "
+            "description": "bm25: words as typed; fuzzy: corrections or completions added; "
             "substring: found inside longer words",
         },
         pages_searched=_integer("How many pages the search covered", minimum=0),
@@ -436,7 +446,8 @@ GET_PAGE = ToolSpec(
                 "Read only this part of the page: a heading's text or anchor from the outline, "
                 "e.g. 'Usage', or 'Heading > Subheading' for a name in an entry's subheadings "
                 "(the heading's anchor or text, then the name as listed), e.g. "
-                "'python-3130-beta-1 > Library'",
+                "'python-3130-beta-1 > Library'; or an API name or its anchor from a search "
+                "hit's symbol, e.g. 'json.dumps' (that entry only)",
                 minLength=1,
                 maxLength=MAX_HEADING_LENGTH,
                 examples=["Usage", "python-3130-beta-1 > Library"],
@@ -486,9 +497,11 @@ GET_PAGE = ToolSpec(
         ),
         total_tokens=_integer("Estimated tokens of the whole page", minimum=0),
         section=_object(
-            "The section returned, when one was asked for",
-            ("heading", "anchor"),
-            heading=_string("Its heading text"),
+            "The section returned, when one was asked for: a heading's, or an API entry's "
+            "(symbol: its signature and description only)",
+            ("anchor",),
+            heading=_string("Its heading text (a heading's section)"),
+            symbol=_string("The API name (an API entry's section)"),
             anchor=_string("Its anchor"),
         ),
         truncated={"type": "boolean", "description": "True when more text follows (next_cursor)"},

@@ -1,11 +1,13 @@
 """Building a search index: from a manifest's pages to BM25F postings in numpy arrays.
 
-A page is found by seven fields, weighted as measured on the DEV retrieval sets (see
+A page is found by eight fields, weighted as measured on the DEV retrieval sets (see
 bench/eval_search.py and bench/eval_sections.py): title and URL slug 1.0 each, section (plus
 group) 0.5, description 0.5, the titles of the pages one URL level below it 0.2, its title's
 phrases (adjacent pairs of content words, terms of their own that queries look up at a fifth
-of a word's weight), and the headings of its outline 0.5, barely length-normalised. Each
-heading's terms are kept too, so a hit can name the heading that answers.
+of a word's weight), the headings of its outline 0.5, barely length-normalised, and its API
+symbols 1.5 (terms of their own: `§word`, dotted names, `=Name`; see `_symbol_tokens`,
+measured with bench/eval_symbols.py). Each heading's terms, and which symbols have each
+term, are kept too, so a hit can name the heading or symbol that answers.
 BM25F sums the weighted, length-normalised frequencies of a term over the fields and
 saturates once; as that depends only on the page, each posting's final weight (IDF and a
 small prior for shallow pages included) is computed here, once.
@@ -45,7 +47,7 @@ from pinax.search.tokens import (
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-SYMBOL_WEIGHT = 1.0  # a page's API names (see `symbol_text`)
+SYMBOL_WEIGHT = 1.5  # a page's API names (see `symbol_text`)
 EXACT = "="  # ...and `=Name`: a symbol's last part exactly as written (no word has `=`)
 SYMBOL = "\u00a7"  # `§`: the symbol field's words are terms of their own, `§word` (no word has it)
 FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")

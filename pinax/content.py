@@ -14,7 +14,6 @@ import gzip
 import json
 import os
 import re
-import stat
 import tempfile
 import zlib
 from collections.abc import Iterable, Iterator
@@ -22,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from pinax import files
 from pinax.errors import ManifestError
 from pinax.files import SpecialFile
 
@@ -140,21 +140,9 @@ def write(path: Path, pages: Iterable[PageText]) -> None:
 
 
 def open_regular(path: Path) -> BinaryIO:
-    """The file opened without blocking and checked to be a regular file within the limit
-    (a FIFO would wait for a writer forever, a device never ends)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(21, "Is a directory", str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise SpecialFile("not a regular file (a FIFO, device or socket); refused")
-        if info.st_size > MAX_FILE_BYTES:
-            raise SpecialFile(f"{info.st_size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit")
-    except BaseException:
-        os.close(fd)
-        raise
-    return os.fdopen(fd, "rb")
+    """The content file opened as a stream (a regular file within the limit: see
+    `pinax.files.open_regular`)."""
+    return files.open_regular(path, MAX_FILE_BYTES)
 
 
 def _page(line: bytes, source: str, place: str) -> PageText:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 
 class SpecialFile(ValueError):
@@ -14,11 +15,12 @@ class SpecialFile(ValueError):
     past the size limit."""
 
 
-def read_regular(path: str | Path, limit: int, follow_links: bool = True) -> bytes:
-    """A regular file's bytes, refused at once when it is a FIFO (reading would wait for a
-    writer forever), a device (`/dev/zero` never ends) or bigger than `limit` bytes: opened
-    without blocking (and, unless `follow_links`, without following a symlink), checked with
-    fstat, never read past the limit. IsADirectoryError for a folder."""
+def open_regular(path: str | Path, limit: int, follow_links: bool = True) -> BinaryIO:
+    """A regular file opened for reading, refused at once when it is a FIFO (reading would
+    wait for a writer forever), a device (`/dev/zero` never ends) or bigger than `limit`
+    bytes: opened without blocking (and, unless `follow_links`, without following a
+    symlink), checked with fstat. IsADirectoryError for a folder. The caller reads it as a
+    stream, no further than the limit."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     if not follow_links:
         flags |= getattr(os, "O_NOFOLLOW", 0)
@@ -31,10 +33,16 @@ def read_regular(path: str | Path, limit: int, follow_links: bool = True) -> byt
             raise SpecialFile("not a regular file (a FIFO, device or socket); refused")
         if info.st_size > limit:
             raise SpecialFile(f"{info.st_size:,} bytes, over the {limit:,}-byte limit")
-        with os.fdopen(fd, "rb", closefd=False) as reader:
-            data = reader.read(limit + 1)
-    finally:
+    except BaseException:
         os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_regular(path: str | Path, limit: int, follow_links: bool = True) -> bytes:
+    """A regular file's bytes (see `open_regular`), never read past the limit."""
+    with open_regular(path, limit, follow_links) as reader:
+        data = reader.read(limit + 1)
     if len(data) > limit:
         raise SpecialFile(f"grew past the {limit:,}-byte limit while read")
     return data

@@ -400,31 +400,13 @@ def _outlines(
     raw = _field(pages, "outline")
     if raw.count(None) == len(raw):
         return Headings.empty(titles, anchors)
-    if not _all_of(raw, list, type(None)):
+    found = _entries(raw, MAX_HEADINGS, "title")
+    if found is None:
         return None
-    counts = [len(r) if r else 0 for r in raw]
-    if max(counts) > MAX_HEADINGS:
-        return None
-    entries = list(itertools.chain.from_iterable(r for r in raw if r))
-    if not _all_of(entries, dict):
-        return None
+    page, entries, texts, ids = found
     levels = _field(entries, "level")
     if not _all_of(levels, int) or not set(levels) <= set(HEADING_LEVELS):
         return None
-    texts = _field(entries, "title")
-    if not _all_of(texts, str):
-        return None
-    texts = list(map(str.strip, texts))
-    if not all(texts) or max(map(len, texts), default=0) > MAX_HEADING_LENGTH:
-        return None
-    ids = _field(entries, "anchor")
-    if not _all_of(ids, str, type(None)):
-        return None
-    given = [a for a in ids if a is not None]
-    longest = max(map(len, given), default=0)
-    if longest > MAX_HEADING_LENGTH or not all(map(_ANCHOR.fullmatch, given)):
-        return None
-    page = array("l", itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
     return Headings(
         page,
         array("B", levels),
@@ -440,19 +422,39 @@ def _symbols(pages: list[dict[str, Any]], names: Numbering, anchors: Numbering) 
     raw = _field(pages, "symbols")
     if raw.count(None) == len(raw):
         return Symbols.empty(names, anchors)
-    if not _all_of(raw, list, type(None)):
+    found = _entries(raw, MAX_SYMBOLS, "name")
+    if found is None:
         return None
-    counts = [len(r) if r else 0 for r in raw]
-    if max(counts) > MAX_SYMBOLS:
-        return None
-    entries = list(itertools.chain.from_iterable(r for r in raw if r))
-    if not _all_of(entries, dict):
-        return None
+    page, entries, texts, ids = found
     kinds = _field(entries, "kind")
     known = {kind: at for at, kind in enumerate(SYMBOL_KINDS)}
     if not _all_of(kinds, str) or not set(kinds) <= known.keys():
         return None
-    texts = _field(entries, "name")
+    return Symbols(
+        page,
+        array("B", map(known.__getitem__, kinds)),
+        names.numbers(texts),
+        anchors.numbers(ids),
+        names.texts,
+        anchors.texts,
+    )
+
+
+def _entries(
+    raw: list[Any], most: int, text_key: str
+) -> tuple[array, list[dict[str, Any]], list[str], list[str | None]] | None:
+    """Every page's list of entries (an outline's headings, a page's symbols) checked all at
+    once: (the page of each entry, the entries, their texts stripped, their anchors), or None
+    to take the slow path."""
+    if not _all_of(raw, list, type(None)):
+        return None
+    counts = [len(r) if r else 0 for r in raw]
+    if max(counts) > most:
+        return None
+    entries = list(itertools.chain.from_iterable(r for r in raw if r))
+    if not _all_of(entries, dict):
+        return None
+    texts = _field(entries, text_key)
     if not _all_of(texts, str):
         return None
     texts = list(map(str.strip, texts))
@@ -466,14 +468,7 @@ def _symbols(pages: list[dict[str, Any]], names: Numbering, anchors: Numbering) 
     if longest > MAX_HEADING_LENGTH or not all(map(_ANCHOR.fullmatch, given)):
         return None
     page = array("l", itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
-    return Symbols(
-        page,
-        array("B", map(known.__getitem__, kinds)),
-        names.numbers(texts),
-        anchors.numbers(ids),
-        names.texts,
-        anchors.texts,
-    )
+    return page, entries, texts, ids
 
 
 def _field(pages: list[dict[str, Any]], name: str) -> list[Any]:

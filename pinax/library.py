@@ -446,10 +446,10 @@ class Library:
         content_share = shares[1]
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None
-            reads = content_share > 0 and docs.content is not None
-            pool = limit + 1 if vectors is None and not reads else max(limit + 1, RERANK_POOL)
-            runs.append((vectors, docs.index.run(plan, pool, explain)))  # +1: the runner-up
-            said.append(docs.content.search(query, CONTENT_POOL) if reads else None)  # type: ignore[union-attr]
+            content = docs.content if content_share > 0 else None
+            pool = limit + 1 if vectors is None and content is None else RERANK_POOL  # +1: the
+            runs.append((vectors, docs.index.run(plan, max(limit + 1, pool), explain)))  # next
+            said.append(content.search(query, CONTENT_POOL) if content is not None else None)
         # No word found anything anywhere: the titles closest in meaning stand in.
         rescue = not any(ranked.docs for _, ranked in runs) and not any(said)
         for order, (docs, plan, (vectors, ranked), passages) in enumerate(
@@ -459,9 +459,9 @@ class Library:
             if ranked.docs:
                 if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
                     strategy = plan.strategy
-                for word, known in plan.also_matched.items():
+                for word, matched in plan.also_matched.items():
                     added = also_matched.setdefault(word, [])
-                    added.extend(k for k in known if k not in added)
+                    added.extend(k for k in matched if k not in added)
             if vectors is None:
                 details = ranked.explain or [None] * len(ranked.docs)
                 for rank, doc in enumerate(ranked.docs):

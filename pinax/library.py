@@ -447,8 +447,9 @@ class Library:
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None
             content = docs.content if content_share > 0 else None
-            pool = limit + 1 if vectors is None and content is None else RERANK_POOL  # +1: the
-            runs.append((vectors, docs.index.run(plan, max(limit + 1, pool), explain)))  # next
+            # One more than asked (the runner-up sets confidence), or a pool to re-rank or fuse.
+            pool = limit + 1 if vectors is None and content is None else RERANK_POOL
+            runs.append((vectors, docs.index.run(plan, max(limit + 1, pool), explain)))
             said.append(content.search(query, CONTENT_POOL) if content is not None else None)
         # No word found anything anywhere: the titles closest in meaning stand in.
         rescue = not any(ranked.docs for _, ranked in runs) and not any(said)

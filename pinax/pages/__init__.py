@@ -9,9 +9,9 @@ the HTML parser on first use, so a process that never reads a page never imports
 - cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`.
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
-- fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline),
-  `clean_markdown` (served Markdown without what the rendered page hides).
-- text: `visible_text` (Markdown as a reader sees it, for snippets), `strip_invisible`.
+- fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
+- text: `clean_markdown` (served Markdown without what the rendered page hides),
+  `visible_text` (the same as plain text, for snippets), `strip_invisible`.
 - credentials: `Credentials` (headers for a site behind a login, by exact origin),
   `read_headers_file`.
 - localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
@@ -43,20 +43,19 @@ from pinax.pages.policy import (
     site_origins,
 )
 from pinax.pages.sourcetext import rst_id, rst_to_markdown, split_front_matter
-from pinax.pages.text import strip_invisible, visible_text
+from pinax.pages.text import clean_markdown, strip_invisible, visible_text
 
 if TYPE_CHECKING:
     from pinax.pages.extract import decode_html
     from pinax.pages.extract import extract as extract_page
     from pinax.pages.fetch import Fetcher, Limits, Response
     from pinax.pages.outline import PageHeading
-    from pinax.pages.reader import PageReader, clean_markdown
+    from pinax.pages.reader import PageReader
 
 __getattr__ = lazy_names(
     __name__,
     {
         "PageReader": "reader",
-        "clean_markdown": "reader",
         "Fetcher": "fetch",
         "Limits": "fetch",
         "Response": "fetch",

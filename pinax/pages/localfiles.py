@@ -69,7 +69,7 @@ class LocalFiles:
 
 def entry_of(url: str, path: Path, body: bytes) -> dict[str, Any]:
     """A folder file's text as get_page gives a page: Markdown, cleaned as served Markdown."""
-    from pinax.pages.reader import clean_markdown_counted
+    from pinax.pages.text import clean_markdown_counted
 
     suffix = path.suffix.lower()
     title = ""

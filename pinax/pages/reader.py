@@ -32,10 +32,9 @@ from pinax.pages.budget import ENTRIES, HEADING_IDS, Document, document
 from pinax.pages.cache import PageCache
 from pinax.pages.credentials import Credentials
 from pinax.pages.fetch import Fetcher, Response
-from pinax.pages.hidden import drop_hidden_markup
 from pinax.pages.localfiles import LocalFiles
 from pinax.pages.policy import UrlPolicy
-from pinax.pages.text import strip_invisible
+from pinax.pages.text import clean_markdown_counted, code_test
 
 if TYPE_CHECKING:
     from pinax.pages.extract import Extracted
@@ -50,7 +49,6 @@ _LOOKS_LIKE_HTML = re.compile(
     rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
 _LINK_HEADER = re.compile(r"<([^<>]*)>((?:\s*;\s*[\w*-]+\s*=\s*(?:\"[^\"]*\"|[^;,\s]*))*)")
-_BLANKS = re.compile(r"[ \t]*+")
 _DOCUMENT_TAG = re.compile(rb"<(?:html|head|body)[\s>]", re.I)
 _DOCUMENT_TAG_TEXT = re.compile(r"<(?:html|head|body)[\s>]", re.I)
 _LINK_PARAM = re.compile(r";\s*([\w*-]+)\s*=\s*(?:\"([^\"]*)\"|([^;,\s]*))")
@@ -386,7 +384,7 @@ def _html_document(body: bytes) -> bool:
     if not _DOCUMENT_TAG.search(body):
         return False
     text = _decode_text(body, None)
-    in_code = _code_test(text, Document(text))
+    in_code = code_test(text, Document(text))
     return any(not in_code(match.start()) for match in _DOCUMENT_TAG_TEXT.finditer(text))
 
 
@@ -406,74 +404,3 @@ def _decode_text(body: bytes, charset: str | None) -> str:
         return body.decode(charset or "utf-8", errors="replace")
     except LookupError:  # an unknown charset name
         return body.decode("utf-8", errors="replace")
-
-
-def clean_markdown(text: str) -> str:
-    """Served Markdown as get_page keeps it (see `clean_markdown_counted`): what `pinax build
-    --content` records of a Markdown twin or a page served as Markdown."""
-    return clean_markdown_counted(text)[0]
-
-
-def clean_markdown_counted(text: str) -> tuple[str, int]:
-    """Served Markdown without what its rendered page would not show, and how many characters
-    went: invisible characters, HTML comments, and raw HTML that hides its content (outside
-    code, where they are the example)."""
-    cleaned = strip_invisible(text)
-    removed = len(text) - len(cleaned)
-    if "<" not in cleaned:
-        return cleaned, removed
-    fences = Document(cleaned)
-    if "<!--" in cleaned:
-        before = len(cleaned)
-        cleaned = _drop_comments(cleaned, fences)
-        removed += before - len(cleaned)
-        fences = Document(cleaned)
-    cleaned, hidden = drop_hidden_markup(cleaned, _code_test(cleaned, fences))
-    return cleaned, removed + hidden
-
-
-def _code_test(text: str, fences: Document):
-    """A position -> "inside code?" test for positions asked in increasing order: fenced
-    code, or an odd number of backticks before it on its line (a code span)."""
-    state = {"line": -1, "from": 0, "ticks": 0}
-
-    def in_code(position: int) -> bool:
-        if fences.in_fence(position):
-            return True
-        line_start = text.rfind("\n", state["from"], position) + 1 or state["line"]
-        if line_start != state["line"]:
-            state.update(line=line_start, ticks=0, **{"from": line_start})
-        state["ticks"] += text.count("`", state["from"], position)
-        state["from"] = position
-        return state["ticks"] % 2 == 1
-
-    return in_code
-
-
-def _drop_comments(text: str, fences: Document) -> str:
-    """`text` without its HTML comments outside fenced code and code spans, in one pass; an
-    unclosed comment runs to the end, as it does in a browser. A line left with nothing but
-    comments and blanks goes too."""
-    out: list[str] = []
-    position = ticks = 0
-    line_mark, line_blank = 0, True  # where the current line starts in `out`; blank so far?
-    while (start := text.find("<!--", position)) >= 0:
-        newline = text.rfind("\n", position, start)
-        if newline >= 0:
-            out.append(text[position : newline + 1])
-            position, ticks, line_mark, line_blank = newline + 1, 0, len(out), True
-        ticks += text.count("`", position, start)
-        line_blank = line_blank and not text[position:start].strip(" \t")
-        if ticks % 2 or fences.in_fence(start):  # inside code: the comment is the example
-            out.append(text[position : start + 4])
-            position, line_blank = start + 4, False
-            continue
-        out.append(text[position:start])
-        end = text.find("-->", start + 4)
-        position = len(text) if end < 0 else end + 3
-        after = _BLANKS.match(text, position).end()
-        if line_blank and text[after : after + 1] in ("\n", ""):
-            del out[line_mark:]  # the whole line goes
-            position = min(after + 1, len(text))
-    out.append(text[position:])
-    return "".join(out)

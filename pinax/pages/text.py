@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 
+from pinax.pages.budget import Document
+from pinax.pages.hidden import drop_hidden_markup
+
 # Zero-width and bidirectional control characters: invisible, and a classic way to smuggle
 # text past a human reviewer. U+00AD (soft hyphen) is invisible too. A zero-width joiner
 # between two emoji is part of the emoji and stays.
@@ -46,26 +49,88 @@ def _unless_emoji_joiner(match: re.Match[str]) -> str:
     return "\u200d" if joins_emoji else ""
 
 
-_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,2000}>")
-# What hiding needs: a tag with a hiding attribute (hidden, aria-hidden, style), a style sheet,
-# or an element that never shows (script, template, noscript, head, title). Text without any
-# of these has only tags to drop, which is much cheaper than looking at every element.
-_NEVER_SHOWN = ("<style", "<script", "<template", "<noscript", "<head", "<title")
-_HIDING_TAG = re.compile(r"<[A-Za-z][^<>]{0,2000}?(?i:hidden|style)")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BLANKS = re.compile(r"[ \t]*+")
 
 
 def visible_text(markdown: str) -> str:
-    """What a reader of rendered Markdown sees of it, as plain text for a search snippet:
-    comments, hidden elements (by get_page's rules) and every tag dropped, invisible and
-    control characters removed. Lines are kept."""
-    from pinax.pages.hidden import drop_hidden_markup  # the tag scanner; light, no parser
-
-    text = _COMMENT.sub("", markdown) if "<!--" in markdown else markdown
+    """What a reader of rendered Markdown sees of it, for a search snippet: get_page's
+    cleaning (`clean_markdown`), then the tags outside code dropped (inside code they are
+    the example) and control characters removed. Lines are kept."""
+    text = clean_markdown(markdown)
     if "<" in text:
-        lower = text.lower()
-        if any(tag in lower for tag in _NEVER_SHOWN) or _HIDING_TAG.search(text):
-            text = drop_hidden_markup(text, lambda _: False)[0]
-        text = _TAG.sub("", text)
-    return _CONTROL.sub("", strip_invisible(text))
+        in_code = code_test(text, Document(text))
+        text = _TAG.sub(lambda tag: tag.group() if in_code(tag.start()) else "", text)
+    return _CONTROL.sub("", text)
+
+
+def clean_markdown(text: str) -> str:
+    """Served Markdown as get_page keeps it (see `clean_markdown_counted`): what `pinax build
+    --content` records of a Markdown twin or a page served as Markdown."""
+    return clean_markdown_counted(text)[0]
+
+
+def clean_markdown_counted(text: str) -> tuple[str, int]:
+    """Served Markdown without what its rendered page would not show, and how many characters
+    went: invisible characters, HTML comments, and raw HTML that hides its content (outside
+    code, where they are the example)."""
+    cleaned = strip_invisible(text)
+    removed = len(text) - len(cleaned)
+    if "<" not in cleaned:
+        return cleaned, removed
+    fences = Document(cleaned)
+    if "<!--" in cleaned:
+        before = len(cleaned)
+        cleaned = _drop_comments(cleaned, fences)
+        removed += before - len(cleaned)
+        fences = Document(cleaned)
+    cleaned, hidden = drop_hidden_markup(cleaned, code_test(cleaned, fences))
+    return cleaned, removed + hidden
+
+
+def code_test(text: str, fences: Document):
+    """A position -> "inside code?" test for positions asked in increasing order: fenced
+    code, or an odd number of backticks before it on its line (a code span)."""
+    state = {"line": -1, "from": 0, "ticks": 0}
+
+    def in_code(position: int) -> bool:
+        if fences.in_fence(position):
+            return True
+        line_start = text.rfind("\n", state["from"], position) + 1 or state["line"]
+        if line_start != state["line"]:
+            state.update(line=line_start, ticks=0, **{"from": line_start})
+        state["ticks"] += text.count("`", state["from"], position)
+        state["from"] = position
+        return state["ticks"] % 2 == 1
+
+    return in_code
+
+
+def _drop_comments(text: str, fences: Document) -> str:
+    """`text` without its HTML comments outside fenced code and code spans, in one pass; an
+    unclosed comment runs to the end, as it does in a browser. A line left with nothing but
+    comments and blanks goes too."""
+    out: list[str] = []
+    position = ticks = 0
+    line_mark, line_blank = 0, True  # where the current line starts in `out`; blank so far?
+    while (start := text.find("<!--", position)) >= 0:
+        newline = text.rfind("\n", position, start)
+        if newline >= 0:
+            out.append(text[position : newline + 1])
+            position, ticks, line_mark, line_blank = newline + 1, 0, len(out), True
+        ticks += text.count("`", position, start)
+        line_blank = line_blank and not text[position:start].strip(" \t")
+        if ticks % 2 or fences.in_fence(start):  # inside code: the comment is the example
+            out.append(text[position : start + 4])
+            position, line_blank = start + 4, False
+            continue
+        out.append(text[position:start])
+        end = text.find("-->", start + 4)
+        position = len(text) if end < 0 else end + 3
+        after = _BLANKS.match(text, position).end()
+        if line_blank and text[after : after + 1] in ("\n", ""):
+            del out[line_mark:]  # the whole line goes
+            position = min(after + 1, len(text))
+    out.append(text[position:])
+    return "".join(out)

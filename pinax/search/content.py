@@ -22,6 +22,7 @@ import re
 import threading
 import zlib
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -42,6 +43,8 @@ BATCH = 20_000  # sections analysed at a time while building
 SNIPPET = 240  # characters
 SNIPPET_SCAN = 8192  # bytes of a section looked through for a snippet
 MAX_SNIPPET_HITS = 2000
+MAX_PAGE_TEXT = 1 << 24  # bytes of one page's text, decompressed at most
+RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
 FORMAT = 2
 
@@ -279,7 +282,9 @@ class ContentIndex:
         if not len(self.terms) == len(self._quantum) == terms == len(self._post_start) - 1:
             raise ValueError("content arrays of different lengths")
         self._local = threading.local()
-        self._content_page: dict[int, int] | None = None
+        self._lock = threading.Lock()
+        self._recent: OrderedDict[int, bytes] = OrderedDict()  # page -> its text
+        self._recent_bytes = 0
 
     def check(self, pages: int, headings: int) -> None:
         """ValueError unless every number points inside its array (an index read from the
@@ -388,19 +393,33 @@ class ContentIndex:
         return value.decode() or None
 
     def text(self, section: int, limit: int = 1 << 24) -> str:
-        """A section's plain text (its first `limit` bytes). Its page's text is decompressed
-        only as far as the section goes."""
+        """A section's plain text (its first `limit` bytes)."""
         page = self._page_of_section(section)
         start = int(self._section_offset[section])
         last = int(self._page_first[page + 1]) - 1
-        end = int(self._section_offset[section + 1]) - 1 if section < last else 1 << 24
+        end = int(self._section_offset[section + 1]) - 1 if section < last else MAX_PAGE_TEXT
         end = min(end, start + limit)
+        return self._page_text(page, end)[start:end].decode(errors="replace")
+
+    def _page_text(self, page: int, end: int) -> bytes:
+        """A page's text up to `end` bytes. Recent pages are kept decompressed (a few MB):
+        an agent's searches keep finding the same pages."""
+        with self._lock:
+            kept = self._recent.get(page)
+            if kept is not None:
+                self._recent.move_to_end(page)
+                return kept
         blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
         try:
-            head = zlib.decompressobj().decompress(blob, max(0, end))  # never past `end`
+            whole = zlib.decompressobj().decompress(blob, MAX_PAGE_TEXT)  # never more
         except zlib.error:
-            return ""  # a damaged store: no text rather than an error
-        return head[start:end].decode(errors="replace")
+            return b""  # a damaged store: no text rather than an error
+        with self._lock:
+            self._recent[page] = whole
+            self._recent_bytes += len(whole)
+            while self._recent_bytes > RECENT_TEXT_BYTES and len(self._recent) > 1:
+                self._recent_bytes -= len(self._recent.popitem(last=False)[1])
+        return whole
 
     def snippet(self, section: int, query: str) -> str:
         return snippet(self.text(section, SNIPPET_SCAN), query)

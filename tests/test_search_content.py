@@ -337,3 +337,17 @@ def test_a_fetched_at_that_is_not_a_date_is_a_bad_line(tmp_path: Path) -> None:
         path.write_bytes(gzip.compress(json.dumps(row).encode() + b"\n"))
         with pytest.raises(ManifestError, match="fetched_at"):
             list(content_io.read(path))
+
+
+def test_a_garbled_snippet_store_costs_the_snippets_only(tmp_path: Path) -> None:
+    from pinax.search.store import load, save
+
+    manifest = write_docs(tmp_path)
+    loaded(manifest, tmp_path / "cache")
+    (kept,) = (tmp_path / "cache" / "content").glob("*.pxc")
+    arrays, meta = load(kept)
+    arrays = {name: array.copy() for name, array in arrays.items()}
+    arrays["content_blob"][:] = 7  # no longer zlib data, every number still in range
+    save(kept, arrays, meta)
+    best = loaded(manifest, tmp_path / "cache").search("blank widget needs a size", 3).hits[0]
+    assert best.heading == "Troubleshooting" and best.snippet is None

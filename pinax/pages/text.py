@@ -50,6 +50,10 @@ def _unless_emoji_joiner(match: re.Match[str]) -> str:
 
 
 _TAG = re.compile(r"</?[A-Za-z][^<>]{0,2000}>")
+# What hiding needs (see `may_hide`). The tag scan stops at the tag's end or the next "<":
+# no text is scanned twice.
+_NEVER_SHOWN = ("<style", "<script", "<template", "<noscript", "<head", "<title")
+_HIDING_TAG = re.compile(r"<[A-Za-z][^<>]*?(?i:hidden|style)")
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _BLANKS = re.compile(r"[ \t]*+")
 
@@ -60,8 +64,11 @@ def visible_text(markdown: str) -> str:
     the example) and control characters removed. Lines are kept."""
     text = clean_markdown(markdown)
     if "<" in text:
-        in_code = code_test(text, Document(text))
-        text = _TAG.sub(lambda tag: tag.group() if in_code(tag.start()) else "", text)
+        if "`" in text or "~~~" in text:  # code, maybe: its tags are the example
+            in_code = code_test(text, Document(text))
+            text = _TAG.sub(lambda tag: tag.group() if in_code(tag.start()) else "", text)
+        else:
+            text = _TAG.sub("", text)
     return _CONTROL.sub("", text)
 
 
@@ -79,14 +86,22 @@ def clean_markdown_counted(text: str) -> tuple[str, int]:
     removed = len(text) - len(cleaned)
     if "<" not in cleaned:
         return cleaned, removed
-    fences = Document(cleaned)
     if "<!--" in cleaned:
         before = len(cleaned)
-        cleaned = _drop_comments(cleaned, fences)
+        cleaned = _drop_comments(cleaned, Document(cleaned))
         removed += before - len(cleaned)
-        fences = Document(cleaned)
-    cleaned, hidden = drop_hidden_markup(cleaned, code_test(cleaned, fences))
+    if not may_hide(cleaned):
+        return cleaned, removed
+    cleaned, hidden = drop_hidden_markup(cleaned, code_test(cleaned, Document(cleaned)))
     return cleaned, removed + hidden
+
+
+def may_hide(text: str) -> bool:
+    """Whether raw HTML in `text` could hide anything: an element that never shows (a style
+    sheet, a script...), or a tag with a hiding attribute (`hidden`, `aria-hidden`,
+    `style`). Most Markdown has neither, and looking at each element costs far more."""
+    lower = text.lower()
+    return any(tag in lower for tag in _NEVER_SHOWN) or bool(_HIDING_TAG.search(text))
 
 
 def code_test(text: str, fences: Document):

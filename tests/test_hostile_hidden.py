@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import shared_path
 from tests.http_site import Reply, Site
 from tests.test_limits import html, open_tools, read
 
@@ -139,3 +140,31 @@ def test_a_real_tab_set_keeps_its_hidden_tabs(tmp_path: Path, site: Site) -> Non
     url = site.add("/p", html(f"<main>{VISIBLE}{tabs}</main>"))
     page = read(open_tools(tmp_path, [url]), url)
     assert "pip install thing" in page["markdown"] and "npm install thing" in page["markdown"]
+
+
+def test_markdown_that_cannot_hide_anything_skips_the_careful_look() -> None:
+    import gzip
+    import json
+
+    from pinax.pages.budget import Document
+    from pinax.pages.hidden import drop_hidden_markup
+    from pinax.pages.text import clean_markdown, code_test, may_hide
+
+    hiding = [
+        "<div hidden>x</div>",
+        '<span aria-hidden="true">x</span>',
+        '<p STYLE="display:none">x</p>',
+        "<style>.x{display:none}</style><div class=x>y</div>",
+        "<SCRIPT>x</SCRIPT>",
+        "<template>x</template>",
+    ]
+    assert all(map(may_hide, hiding))
+    assert not any(map(may_hide, ["<b>bold</b> and <a href='/x'>a link</a>", "a < b > c"]))
+    # The shortcut changes nothing: real Markdown with raw HTML, cleaned both ways.
+    path = shared_path("corpora", "content", "kubernetes.jsonl.gz")
+    with gzip.open(path, "rt") as lines:
+        texts = [s["text"] for line in lines for s in json.loads(line)["sections"]]
+    for text in texts[:3000]:
+        if "<" in text and "<!--" not in text:
+            careful = drop_hidden_markup(text, code_test(text, Document(text)))[0]
+            assert clean_markdown(text) == careful

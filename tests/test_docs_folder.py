@@ -354,6 +354,7 @@ async def test_serve_a_folder_over_stdio_and_a_change_is_searchable_soon(tmp_pat
         ("`" * 3 + "\n# not a heading\n") * 50_000,  # fences all the way
         "# " + "#" * 200_000 + " x\n",  # a heading made of markers
     ],
+    ids=["front matter", "adornment", "titles", "fences", "markers"],
 )
 def test_hostile_sources_parse_in_linear_time(text: str) -> None:
     from pinax.builder.folder import parse_source

@@ -31,6 +31,7 @@ WIDGETS = [
         + "Padding and margins are counted in cells. " * 20,
     ),
 ]
+WIDGETS_URL = "https://docs.example.com/widgets"
 FORMS = [Section(1, "Forms", "Forms gather input."), Section(2, "Input", "Type text here.")]
 
 
@@ -351,3 +352,21 @@ def test_a_garbled_snippet_store_costs_the_snippets_only(tmp_path: Path) -> None
     save(kept, arrays, meta)
     best = loaded(manifest, tmp_path / "cache").search("blank widget needs a size", 3).hits[0]
     assert best.heading == "Troubleshooting" and best.snippet is None
+
+
+def test_a_restart_maps_the_content_index_without_reading_the_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest = write_docs(tmp_path)
+    loaded(manifest, tmp_path / "cache")
+
+    def unread(path: Path) -> None:
+        raise AssertionError(f"{path} read again")
+
+    monkeypatch.setattr(content_io, "open_regular", unread)
+    again = loaded(manifest, tmp_path / "cache")
+    assert again.all()[0].content is not None and again.all()[0].content_note is None
+    monkeypatch.undo()
+    content_io.write(content_io.companion(manifest), [PageText(WIDGETS_URL, tuple(WIDGETS))])
+    changed = loaded(manifest, tmp_path / "cache").all()[0].content
+    assert changed is not None and changed.pages == 1  # a changed file is read again

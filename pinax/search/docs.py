@@ -223,7 +223,7 @@ class Docs:
                 self.content = ContentIndex(build_content(self.content_source(), self.pages).arrays)
                 return
             if folder is not None and self.index_file is not None:
-                target = folder / f"{_file_hash(path, self.index_file.name)}.pxc"
+                target = folder / f"{_content_key(path, folder, self.index_file.name)}.pxc"
                 headings = int(self.pages.outline_start[-1])
                 index = _mapped_content(target, len(self.pages), headings)
                 if index is not None:
@@ -370,13 +370,23 @@ def _save(manifest: ManifestColumns, target: Path) -> None:
         raise
 
 
-def _file_hash(path: Path, salt: str) -> str:
-    """A content file's key: its bytes (streamed) with the manifest index it is joined to."""
+def _content_key(path: Path, folder: Path, salt: str) -> str:
+    """A content file's key: a hash of its bytes (streamed) and of the manifest index it is
+    joined to. Remembered with the file's size and times, as a manifest's is, so a restart
+    reads a large unchanged file not at all."""
+    records = IndexCache(folder, f"pinax-content-{CONTENT_FORMAT}-{salt}")
+    known = records.known_hash(path)
+    if known:
+        return known
+    before = signature(path)
     digest = hashlib.sha256(f"{CONTENT_FORMAT}:{salt}\0".encode())
     with content_io.open_regular(path) as file:
         for block in iter(lambda: file.read(1 << 20), b""):
             digest.update(block)
-    return digest.hexdigest()[:32]
+    key = digest.hexdigest()[:32]
+    if signature(path) == before:  # not changed while read
+        records.remember(path, key, before)
+    return key
 
 
 def _mapped_content(target: Path, pages: int, headings: int) -> ContentIndex | None:

@@ -10,7 +10,9 @@ costs more than (pattern length x path length), whatever a checked-out file cont
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 ALWAYS_SKIPPED = frozenset({"node_modules", "__pycache__"})
 # Output folders generators write beside their sources (Sphinx, Jekyll, MkDocs, Hugo,
@@ -149,14 +151,29 @@ def _one(token: Token, char: str) -> bool:
 
 
 def _match_segment(tokens: tuple[Token, ...], name: str) -> bool:
-    """Wildcard match with one backtrack point (the last `*`): O(len(tokens) x len(name))."""
+    """A name's characters against a segment's tokens, `*` the star."""
+    return _wildcard(tokens, name, lambda token: token[0] == "*", _one)
+
+
+def _match_path(segments: tuple[Segment | None, ...], path: tuple[str, ...]) -> bool:
+    """The same walk one level up: `**` (None) is the star, a segment pattern the character."""
+    return _wildcard(segments, path, lambda segment: segment is None, _match_one)  # type: ignore[arg-type]
+
+
+def _wildcard(
+    pattern: Sequence[Any],
+    items: Sequence[Any],
+    is_star: Callable[[Any], bool],
+    matches: Callable[[Any, Any], bool],
+) -> bool:
+    """Wildcard match with one backtrack point (the last star): O(len(pattern) x len(items))."""
     t = n = 0
     star_t = star_n = -1
-    while n < len(name):
-        if t < len(tokens) and tokens[t][0] == "*":
+    while n < len(items):
+        if t < len(pattern) and is_star(pattern[t]):
             star_t, star_n = t, n
             t += 1
-        elif t < len(tokens) and _one(tokens[t], name[n]):
+        elif t < len(pattern) and matches(pattern[t], items[n]):
             t += 1
             n += 1
         elif star_t >= 0:
@@ -165,31 +182,9 @@ def _match_segment(tokens: tuple[Token, ...], name: str) -> bool:
             n = star_n
         else:
             return False
-    while t < len(tokens) and tokens[t][0] == "*":
+    while t < len(pattern) and is_star(pattern[t]):
         t += 1
-    return t == len(tokens)
-
-
-def _match_path(segments: tuple[Segment | None, ...], path: tuple[str, ...]) -> bool:
-    """The same walk one level up: `**` is the star, a segment pattern the character."""
-    s = p = 0
-    star_s = star_p = -1
-    while p < len(path):
-        if s < len(segments) and segments[s] is None:
-            star_s, star_p = s, p
-            s += 1
-        elif s < len(segments) and _match_one(segments[s], path[p]):  # type: ignore[arg-type]
-            s += 1
-            p += 1
-        elif star_s >= 0:
-            s = star_s + 1
-            star_p += 1
-            p = star_p
-        else:
-            return False
-    while s < len(segments) and segments[s] is None:
-        s += 1
-    return s == len(segments)
+    return t == len(pattern)
 
 
 def skipped_name(name: str, top: bool) -> bool:

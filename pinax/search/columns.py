@@ -93,11 +93,7 @@ class Headings(NamedTuple):
     def extend(self, other: Headings, first_page: int) -> None:
         """Add another batch's headings (numbered in the same tables), its pages numbered
         from `first_page`."""
-        assert other.titles is self.titles and other.anchors is self.anchors
-        self.page.extend(array("l", [p + first_page for p in other.page]))
-        self.level.extend(other.level)
-        self.title.extend(other.title)
-        self.anchor.extend(other.anchor)
+        _extend_flat(self, other, first_page)
 
 
 class Symbols(NamedTuple):
@@ -136,11 +132,18 @@ class Symbols(NamedTuple):
         )
 
     def extend(self, other: Symbols, first_page: int) -> None:
-        assert other.names is self.names and other.anchors is self.anchors
-        self.page.extend(array("l", [p + first_page for p in other.page]))
-        self.kind.extend(other.kind)
-        self.name.extend(other.name)
-        self.anchor.extend(other.anchor)
+        _extend_flat(self, other, first_page)
+
+
+def _extend_flat(mine: Headings | Symbols, other: Headings | Symbols, first_page: int) -> None:
+    """Add a batch's flat entries to `mine`, both laid out alike: (page, a small number,
+    text number, anchor number, text table, anchor table), the tables shared."""
+    page, *columns, texts, anchors = mine
+    more_page, *more, more_texts, more_anchors = other
+    assert more_texts is texts and more_anchors is anchors
+    page.extend(array("l", [p + first_page for p in more_page]))
+    for column, added in zip(columns, more, strict=True):
+        column.extend(added)
 
 
 def _starts(page: array, size: int) -> np.ndarray:

@@ -442,7 +442,8 @@ class Library:
         vector = query_vector(query) if reranked else None  # none to compute without vectors
         runs = []
         said: list[list[ContentHit] | None] = []
-        shares = _content_share(query, content_weight)
+        with_content = content_weight > 0 and any(d.content is not None for d in selected)
+        shares = _content_share(query, content_weight) if with_content else (1.0, 0.0)
         content_share = shares[1]
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None

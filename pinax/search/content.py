@@ -23,7 +23,7 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -384,10 +384,6 @@ class ContentIndex:
         text = self.headings[section]
         return number, (text or None) if number < 0 else None
 
-    def is_lead(self, section: int) -> bool:
-        page = self._page_of_section(section)
-        return int(self._page_first[page]) == section
-
     def fetched_at(self, section: int) -> str | None:
         value = self._fetched[self._page_of_section(section)]
         return value.decode() or None
@@ -481,7 +477,3 @@ def snippet(text: str, query: str, width: int = SNIPPET) -> str:
         space = cut.rfind(" ")
         cut = (cut[:space] if space > room - 30 else cut) + "…"
     return cut[:width]
-
-
-def section_of(hits: Sequence[ContentHit], doc: int) -> int:
-    return next((h.section for h in hits if h.doc == doc), -1)

@@ -210,9 +210,8 @@ class SearchIndex:
         self._depth = arrays["doc_depth"]
         # Read a few items at a time per hit: memoryviews index faster than arrays.
         self._heading_start = _items(arrays["outline_start"])  # the page table's headings
-        self._heading_text = _items(arrays["heading_title_id"])
-        self._text_term_start = _items(arrays["heading_text_term_start"])
-        self._text_term = _items(arrays["heading_text_term"])
+        self._term_heading_start = arrays["term_heading_start"]
+        self._term_heading = arrays["term_heading"]
         self._title_term_start = _items(arrays["title_term_start"])
         self._title_term = _items(arrays["title_term"])
         self._symbol_start = arrays["symbol_start"]  # the page table's symbols
@@ -420,9 +419,37 @@ class SearchIndex:
         """For each page, the heading that answers the part of the query its title does not:
         the heading covering most of that part (words weighted by IDF), if it covers at
         least half of it; else -1 (also when the title covers the whole query). Ties: the
-        first heading of the page. Plain Python: a page's headings are a few dozen terms."""
+        first heading of the page. Per query term, one binary search for every page's range
+        of headings in the headings that have the term; a page's matches are added up in
+        Python."""
         weights = self._content_weights(plan)
-        return [self._best_heading(doc, weights) for doc in docs]
+        starts = self._heading_start
+        bounds = np.array([starts[doc + end] for doc in docs for end in (0, 1)])
+        titled = [self._titled(doc) for doc in docs]
+        scores: list[dict[int, float]] = [{} for _ in docs]  # heading -> what it covers
+        for term, weight in weights.items():
+            start, end = (
+                self._term_heading_start.item(term),
+                self._term_heading_start.item(term + 1),
+            )
+            if start == end:
+                continue
+            having = self._term_heading[start:end]
+            places = np.searchsorted(having, bounds).tolist()
+            for at, found in enumerate(scores):
+                lo, hi = places[2 * at], places[2 * at + 1]
+                if lo < hi and term not in titled[at]:
+                    for heading in having[lo:hi].tolist():
+                        found[heading] = found.get(heading, 0.0) + weight
+        best = []
+        for found, title in zip(scores, titled, strict=True):
+            wanted = HEADING_COVER * sum(w for term, w in weights.items() if term not in title)
+            heading, most = -1, 0.0
+            for at in sorted(found):  # the earliest of equals
+                if found[at] > most and found[at] >= wanted:
+                    heading, most = at, found[at]
+            best.append(heading)
+        return best
 
     def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:
         """For each page, the symbol (its number over all pages) whose name answers the
@@ -513,36 +540,6 @@ class SearchIndex:
             if t.match != "phrase":
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
         return weights
-
-    def _untitled(self, doc: int, weights: dict[int, float]) -> dict[int, float]:
-        """The weights of the terms a page's title does not have."""
-        titled = self._title_term[
-            self._title_term_start[doc] : self._title_term_start[doc + 1]
-        ].tolist()
-        return {term: w for term, w in weights.items() if term not in titled}
-
-    def _best_heading(self, doc: int, weights: dict[int, float]) -> int:
-        first, last = self._heading_start[doc], self._heading_start[doc + 1]
-        if first == last:
-            return -1
-        starts, terms_of = self._text_term_start, self._text_term
-        texts = self._heading_text[first:last].tolist()
-        keys = weights.keys()
-        matched = {}  # distinct texts in order of first appearance -> query terms they have
-        for text in dict.fromkeys(texts):
-            covered = keys & terms_of[starts[text] : starts[text + 1]].tolist()
-            if covered:
-                matched[text] = covered
-        if not matched:
-            return -1
-        rest = self._untitled(doc, weights)
-        wanted = HEADING_COVER * sum(rest.values())
-        best, most = -1, 0.0
-        for text, covered in matched.items():  # a text's first heading is the earliest
-            score = sum(rest.get(term, 0.0) for term in covered)
-            if score and score >= wanted and score > most:
-                best, most = text, score
-        return -1 if best < 0 else first + texts.index(best)
 
     def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Up to k best pages for weighted terms and their raw scores, in no order."""

@@ -58,7 +58,7 @@ B = 0.75
 # is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
 FIELD_B = (B, B, B, B, B, B, 0.1, 0.1)
 DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
-FORMAT = 6  # bump when the arrays or what they mean change (tokens, fields, weights)
+FORMAT = 7  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
@@ -325,7 +325,7 @@ def build(
     fields.append(_texts_of_pages(each_text, headings.title, headings.page, size, shown))
     fields.append(_once(_texts_of_pages(each_name, symbols.name, symbols.page, size), size))
     rank = _term_ranks(analysis)
-    arrays = _heading_text_terms(each_text, rank)
+    arrays = _term_headings(each_text, np.frombuffer(headings.title, dtype=np.int_), rank)
     arrays.update(_symbol_terms(each_name, symbols.name, rank))
     del each_name
     arrays.update(_title_terms(fields[0], rank, size))
@@ -460,16 +460,28 @@ def _once(field: _Field, size: int) -> _Field:
     return _Field(term, half, doc, lengths)
 
 
-def _heading_text_terms(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:
-    """What tells which heading of a page a query found: the terms of each distinct heading
-    text (`heading_text_term` from `heading_text_term_start[text]`; a heading's text is
-    `heading_title_id` in the page table)."""
-    count = np.bincount(each_text.doc, minlength=len(each_text.lengths))
-    start = np.zeros(len(count) + 1, dtype=np.int64)
-    np.cumsum(count, out=start[1:])
+def _term_headings(
+    each_text: _Field, text_of: np.ndarray, rank: np.ndarray
+) -> dict[str, np.ndarray]:
+    """Which headings have each term (`term_heading` from `term_heading_start[term]`,
+    headings by their number over all pages, ascending; `text_of` is each heading's distinct
+    text), so that a hit names the heading that answers by one binary search per query term
+    for all the shown pages at once, not a look at every heading of each."""
+    count = np.bincount(each_text.doc, minlength=len(each_text.lengths))  # doc is sorted
+    start = np.cumsum(count) - count
+    per_heading = count[text_of]
+    key = rank[each_text.term[ragged(start[text_of], per_heading)]].astype(np.int64)
+    key <<= 32
+    key |= np.repeat(np.arange(len(text_of), dtype=np.int64), per_heading)
+    del per_heading
+    key.sort()
+    if len(key):  # a term twice in one heading is one entry
+        key = key[np.concatenate(([True], key[1:] != key[:-1]))]
+    term_start = np.zeros(len(rank) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(key >> 32, minlength=len(rank)), out=term_start[1:])
     return {
-        "heading_text_term_start": narrow(start),
-        "heading_text_term": rank[each_text.term].astype(np.int32),
+        "term_heading_start": narrow(term_start),
+        "term_heading": (key & ((1 << 32) - 1)).astype(np.int32),
     }
 
 

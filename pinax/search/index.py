@@ -66,7 +66,7 @@ CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less th
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
 SYMBOL_WORD_SHARE = 0.25  # a plain word's weight in symbols beside its weight elsewhere
-DENSE_SYMBOLS = 64  # a page's symbol matches beyond this are added up in an array
+DENSE_SYMBOLS = 64  # a page's names with its rarest needed word beyond this: in an array
 NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
 MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
@@ -480,6 +480,8 @@ class SearchIndex:
                     matches[at].append((having[lo:hi], parts, bit))
         return [
             self._best_symbol(found, first, last, words.required(self._titled(doc)), words)
+            if found
+            else -1
             for found, doc, (first, last) in zip(matches, docs, ranges, strict=True)
         ]
 
@@ -493,14 +495,22 @@ class SearchIndex:
     ) -> int:
         """The best symbol of one page's matches (see `best_symbols`): `required` and each
         match's word are bits of `words`; a part of a name's word covers half a word."""
-        if not matches or not required:
-            return -1
-        if sum(len(symbols) for symbols, _, _ in matches) <= DENSE_SYMBOLS:
+        found, sizes = 0, {}
+        for symbols, _, bit in matches:
+            found |= bit
+            sizes[bit] = sizes.get(bit, 0) + len(symbols)
+        if not required or found & required != required:
+            return -1  # a word no name of the page has
+        # Only the names that have the rarest of the words the title lacks can cover them all.
+        rarest = min((bit for bit in sizes if bit & required), key=sizes.__getitem__)
+        if sizes[rarest] <= DENSE_SYMBOLS:
+            able = {s for symbols, _, bit in matches if bit == rarest for s in symbols.tolist()}
             covered: dict[int, int] = {}
             halves: dict[int, int] = {}
             for symbols, parts, bit in matches:
-                for symbol, part in zip(symbols.tolist(), parts.tolist(), strict=True):
-                    if part:
+                part_of = dict(zip(symbols.tolist(), parts.tolist(), strict=True))
+                for symbol in able.intersection(part_of):
+                    if part_of[symbol]:
                         halves[symbol] = halves.get(symbol, 0) | bit
                     else:
                         covered[symbol] = covered.get(symbol, 0) | bit

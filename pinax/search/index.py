@@ -219,6 +219,7 @@ class SearchIndex:
         self._term_symbol = arrays["term_symbol"]
         self._symbol_size = arrays["symbol_size"]
         self._term_symbol_part = arrays["term_symbol_part"]
+        self._symbols = len(self._term_symbol) > 0  # else no `§word` or `=Name` term either
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
         # Title and heading vectors, when the index was built with the embedding model.
@@ -267,11 +268,12 @@ class SearchIndex:
         full = [s for s, x in zip(stems, weights.values(), strict=True) if x >= 1.0]
         full = [s for s in full if s not in STOP_WORDS]
         pairs = phrases(full)
-        named = [SYMBOL + w for w in weights]
+        named = [SYMBOL + w for w in weights] if self._symbols else []
         ids = self.vocabulary.term_ids(stems + named + pairs)
-        symbol_ids = ids[len(stems) : len(stems) + len(named)]
+        symbol_ids = ids[len(stems) : len(stems) + len(named)] or [-1] * len(stems)
         whole = frozenset(w for w, x in weights.items() if x >= 1.0)
-        plan = Plan(title_key=content_key(full), whole=whole | frozenset(dotted_names(query)))
+        dotted = dotted_names(query)
+        plan = Plan(title_key=content_key(full), whole=whole | frozenset(dotted))
         plain = []  # plain words nothing was added for: looked for inside known words
         for (word, weight), text, term, symbol in zip(
             weights.items(), stems, ids, symbol_ids, strict=False
@@ -300,8 +302,9 @@ class SearchIndex:
         for pair, term in zip(pairs, ids[len(stems) + len(named) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
-        self._names(plan, query)
-        self._exact_names(plan, query)
+        self._names(plan, dotted)
+        if self._symbols:
+            self._exact_names(plan, query)
         return plan
 
     def _exact_names(self, plan: Plan, query: str) -> None:
@@ -309,19 +312,20 @@ class SearchIndex:
         `DISABLED`) is also looked up as a symbol's last part exactly so written: a bonus
         beside its words (not in the reference), full for a name typed as code, a quarter
         for a plain word, as in the symbol field."""
-        for chunk in dict.fromkeys(c for c in chunks(query) if "." not in c):
-            term = self.vocabulary.term(EXACT + chunk)
+        typed = list(dict.fromkeys(c for c in chunks(query) if "." not in c))
+        for chunk, term in zip(
+            typed, self.vocabulary.term_ids([EXACT + c for c in typed]), strict=True
+        ):
             if term >= 0:
                 coded = "_" in chunk or not chunk[1:].islower()
                 share = NAME_WEIGHT if coded else NAME_WEIGHT * SYMBOL_WORD_SHARE
                 word = chunk_words(chunk)[-1][0] if chunk_words(chunk) else chunk.lower()
                 plan.terms.append(Term(term, share, word, EXACT + chunk, "exact"))
 
-    def _names(self, plan: Plan, query: str) -> None:
+    def _names(self, plan: Plan, names: list[str]) -> None:
         """A dotted name typed (`json.dumps`, `Agent.run()`) is also looked up whole, as a
         symbol's name (see `indexing.name_terms`); it counts in the reference wherever it is
         (by its own frequency, so that pooled indexes weigh it alike)."""
-        names = dotted_names(query)
         for name, term in zip(names, self.vocabulary.term_ids(names), strict=True):
             if term >= 0:
                 self._add(plan, Term(term, NAME_WEIGHT, name, name, "exact"), NAME_WEIGHT)

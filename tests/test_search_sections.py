@@ -12,6 +12,8 @@ from mcp import Client, StdioServerParameters
 
 from pinax.library import Library
 from pinax.manifest import Heading, Manifest, Page
+from pinax.search.index import HEADING_COVER
+from pinax.search.tokens import chunk_words, chunks, stem
 from pinax.tools import Tools
 from tests.conftest import LOOPBACK, shared_path
 from tests.fixture_pages import read
@@ -163,3 +165,38 @@ def test_candidates_are_the_ranking_before_results_are_made() -> None:
     assert set(shown) <= set(pages.tolist())
     empty, nothing = docs.index.candidates(docs.index.plan("zzzqqq"), 10)
     assert len(empty) == len(nothing) == 0
+
+
+def _heading_by_reading_each(docs, doc: int, plan) -> int:  # type: ignore[no-untyped-def]
+    """`best_headings`' rule applied the plain way, by reading every heading of the page:
+    the heading covering most of what the title lacks (query terms weighted by IDF), if at
+    least half of it; the earliest of equals."""
+    index, table = docs.index, docs.pages
+    weights = index._content_weights(plan)
+    rest = {term: w for term, w in weights.items() if term not in index._titled(doc)}
+    best, most = -1, 0.0
+    for heading in range(table.outline_start.item(doc), table.outline_start.item(doc + 1)):
+        text = table.heading(heading).title
+        terms = {index.vocabulary.term(stem(w)) for c in chunks(text) for w, _ in chunk_words(c)}
+        covered = sum(rest.get(term, 0.0) for term in terms)
+        if covered > most and covered >= HEADING_COVER * sum(rest.values()):
+            best, most = heading, covered
+    return best
+
+
+def test_the_heading_a_hit_names_is_the_one_reading_every_heading_finds() -> None:
+    """The per-term heading lists give the same heading as reading each of the page's
+    headings would, on every hit of the react DEV queries with the shared outlines."""
+    shared_path("corpora", "outlines")
+    from bench.eval_search import rows
+    from bench.eval_sections import outlined_manifest
+
+    (docs,) = Library([outlined_manifest("react")]).all()
+    named = 0
+    for row in rows("react"):
+        plan = docs.index.plan(row["query"])
+        pages = docs.index.run(plan, 10).docs
+        found = docs.index.best_headings(pages, plan)
+        assert found == [_heading_by_reading_each(docs, doc, plan) for doc in pages], row
+        named += sum(heading >= 0 for heading in found)
+    assert named > 100  # the check covered real choices, not only pages without one

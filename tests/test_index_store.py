@@ -186,7 +186,7 @@ def test_warm_up_reads_the_mapped_index_file(tmp_path: Path) -> None:
     assert titles(library, "install") == ["Installation"]
 
 
-@pytest.mark.parametrize("missing", ["outline_start", "term_heading", "terms"])
+@pytest.mark.parametrize("missing", ["outline_start", "term_text", "terms"])
 def test_an_index_lacking_an_array_is_rebuilt(tmp_path: Path, missing: str, caplog) -> None:
     """A sound file of another build (or a planted one) that lacks an array the code needs."""
     from pinax.search.store import Writer

@@ -25,6 +25,8 @@ with digits or one part of an identifier (see `_rescuable`).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -46,6 +48,7 @@ from pinax.search.indexing import (
     dotted_names,
     idf,
     name_terms,
+    ragged,
     symbol_text,
 )
 from pinax.search.semantic import Vectors
@@ -210,8 +213,9 @@ class SearchIndex:
         self._depth = arrays["doc_depth"]
         # Read a few items at a time per hit: memoryviews index faster than arrays.
         self._heading_start = _items(arrays["outline_start"])  # the page table's headings
-        self._term_heading_start = arrays["term_heading_start"]
-        self._term_heading = arrays["term_heading"]
+        self._heading_text = arrays["heading_title_id"]
+        self._term_text_start = arrays["term_text_start"]
+        self._term_text = arrays["term_text"]
         self._title_term_start = _items(arrays["title_term_start"])
         self._title_term = _items(arrays["title_term"])
         self._symbol_start = arrays["symbol_start"]  # the page table's symbols
@@ -423,36 +427,37 @@ class SearchIndex:
         """For each page, the heading that answers the part of the query its title does not:
         the heading covering most of that part (words weighted by IDF), if it covers at
         least half of it; else -1 (also when the title covers the whole query). Ties: the
-        first heading of the page. Per query term, one binary search for every page's range
-        of headings in the headings that have the term; a page's matches are added up in
-        Python."""
+        first heading of the page. Per query term, one binary search of all the pages'
+        heading texts in the texts that have the term; the matches are added up in Python."""
         weights = self._content_weights(plan)
         starts = self._heading_start
-        bounds = np.array([starts[doc + end] for doc in docs for end in (0, 1)])
+        counts = [starts[doc + 1] - starts[doc] for doc in docs]
+        best = [-1] * len(docs)
+        if not any(counts) or not weights:
+            return best
+        ends = list(itertools.accumulate(counts))  # where each page's headings end in `heads`
+        heads = ragged(np.array([starts[doc] for doc in docs]), np.array(counts))
+        texts = self._heading_text[heads]
         titled = [self._titled(doc) for doc in docs]
         scores: list[dict[int, float]] = [{} for _ in docs]  # heading -> what it covers
         for term, weight in weights.items():
-            start, end = (
-                self._term_heading_start.item(term),
-                self._term_heading_start.item(term + 1),
-            )
+            start, end = self._term_text_start.item(term), self._term_text_start.item(term + 1)
             if start == end:
                 continue
-            having = self._term_heading[start:end]
-            places = np.searchsorted(having, bounds).tolist()
-            for at, found in enumerate(scores):
-                lo, hi = places[2 * at], places[2 * at + 1]
-                if lo < hi and term not in titled[at]:
-                    for heading in having[lo:hi].tolist():
-                        found[heading] = found.get(heading, 0.0) + weight
-        best = []
-        for found, title in zip(scores, titled, strict=True):
+            having = self._term_text[start:end]
+            at = np.searchsorted(having, texts)
+            np.minimum(at, end - start - 1, out=at)
+            for i in np.flatnonzero(having[at] == texts).tolist():
+                heading, page = heads.item(i), bisect.bisect_right(ends, i)
+                if term not in titled[page]:
+                    found = scores[page]
+                    found[heading] = found.get(heading, 0.0) + weight
+        for page, (found, title) in enumerate(zip(scores, titled, strict=True)):
             wanted = HEADING_COVER * sum(w for term, w in weights.items() if term not in title)
-            heading, most = -1, 0.0
-            for at in sorted(found):  # the earliest of equals
-                if found[at] > most and found[at] >= wanted:
-                    heading, most = at, found[at]
-            best.append(heading)
+            most = 0.0
+            for heading in sorted(found):  # the earliest of equals
+                if found[heading] > most and found[heading] >= wanted:
+                    best[page], most = heading, found[heading]
         return best
 
     def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:

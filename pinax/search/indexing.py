@@ -325,7 +325,7 @@ def build(
     fields.append(_texts_of_pages(each_text, headings.title, headings.page, size, shown))
     fields.append(_once(_texts_of_pages(each_name, symbols.name, symbols.page, size), size))
     rank = _term_ranks(analysis)
-    arrays = _term_headings(each_text, np.frombuffer(headings.title, dtype=np.int_), rank)
+    arrays = _term_texts(each_text, rank)
     arrays.update(_symbol_terms(each_name, symbols.name, rank))
     del each_name
     arrays.update(_title_terms(fields[0], rank, size))
@@ -460,28 +460,23 @@ def _once(field: _Field, size: int) -> _Field:
     return _Field(term, half, doc, lengths)
 
 
-def _term_headings(
-    each_text: _Field, text_of: np.ndarray, rank: np.ndarray
-) -> dict[str, np.ndarray]:
-    """Which headings have each term (`term_heading` from `term_heading_start[term]`,
-    headings by their number over all pages, ascending; `text_of` is each heading's distinct
-    text), so that a hit names the heading that answers by one binary search per query term
-    for all the shown pages at once, not a look at every heading of each."""
-    count = np.bincount(each_text.doc, minlength=len(each_text.lengths))  # doc is sorted
-    start = np.cumsum(count) - count
-    per_heading = count[text_of]
-    key = rank[each_text.term[ragged(start[text_of], per_heading)]].astype(np.int64)
+def _term_texts(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:
+    """Which distinct heading texts have each term (`term_text` from `term_text_start[term]`,
+    ascending; a heading's text is `heading_title_id` in the page table), so that a hit names
+    the heading that answers by one lookup per query term among all the shown pages'
+    headings. Kept by text, not by heading: a million pages' seven million headings are half
+    a million texts ("Examples", "See also")."""
+    key = rank[each_text.term].astype(np.int64)
     key <<= 32
-    key |= np.repeat(np.arange(len(text_of), dtype=np.int64), per_heading)
-    del per_heading
+    key |= each_text.doc  # the text's number: `doc` of the texts' field
     key.sort()
-    if len(key):  # a term twice in one heading is one entry
+    if len(key):  # a term twice in one text is one entry
         key = key[np.concatenate(([True], key[1:] != key[:-1]))]
     term_start = np.zeros(len(rank) + 1, dtype=np.int64)
     np.cumsum(np.bincount(key >> 32, minlength=len(rank)), out=term_start[1:])
     return {
-        "term_heading_start": narrow(term_start),
-        "term_heading": (key & ((1 << 32) - 1)).astype(np.int32),
+        "term_text_start": narrow(term_start),
+        "term_text": (key & ((1 << 32) - 1)).astype(np.int32),
     }
 
 

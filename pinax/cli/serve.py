@@ -109,7 +109,7 @@ def serve(
         fail(problem)
     if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
         from pinax.cli.folders import DocsFolders, split_docs
-        from pinax.server import LiveTools
+        from pinax.server import LiveTools, settle
 
         try:
             others, folder_paths = split_docs(docs)
@@ -131,6 +131,7 @@ def serve(
                 [Path(arg) for arg in others],
                 watch_interval if watch_interval is not None else 0.25 if folders else 1.0,
                 folders.signature if folders else None,
+                after_reload=lambda: settle(reloaded=True),
             )
         except PinaxError as exc:
             fail(exc.message)
@@ -146,9 +147,10 @@ def serve(
             credentials=credentials,
         )
         weighted(tools, weights)
-    from pinax.server import create_server
+    from pinax.server import create_server, settle
 
     server = create_server(tools)
+    settle()  # what is loaded now lives as long as the server: out of the collector's walks
     if not http:
         import anyio
 

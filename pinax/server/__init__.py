@@ -8,6 +8,8 @@ so a start-up refused for a bad option is quick.
 - `serve_stdio(server)`: run it over standard input and output.
 - `serve_http(server, HttpSettings(...), ...)`: run it over streamable HTTP.
 - `LiveTools`: the current `Tools`, replaced whole when watched manifests change.
+- `settle()`: freeze the loaded heap out of the garbage collector's walks (a serving process
+  calls it once loaded, and after each reload), so no client waits on a long collection.
 """
 
 from typing import TYPE_CHECKING
@@ -18,6 +20,7 @@ if TYPE_CHECKING:
     from pinax.server.app import create_server
     from pinax.server.http_app import HttpSettings
     from pinax.server.http_app import run as serve_http
+    from pinax.server.pauses import settle
     from pinax.server.reload import LiveTools
     from pinax.server.stdio import serve_stdio
 
@@ -29,7 +32,8 @@ __getattr__ = lazy_names(
         "HttpSettings": "http_app",
         "serve_http": "http_app:run",
         "LiveTools": "reload",
+        "settle": "pauses",
     },
 )
 
-__all__ = ["HttpSettings", "LiveTools", "create_server", "serve_http", "serve_stdio"]
+__all__ = ["HttpSettings", "LiveTools", "create_server", "serve_http", "serve_stdio", "settle"]

@@ -143,8 +143,9 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         if warm:
-            library = current().library
-            threading.Thread(target=library.warm, name="pinax-warm", daemon=True).start()
+            threading.Thread(
+                target=_warm, args=(current(),), name="pinax-warm", daemon=True
+            ).start()
         async with anyio.create_task_group() as tasks:
             if live is not None:
                 tasks.start_soon(live.watch, announcer.resources_changed)
@@ -167,6 +168,14 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
     _advertise_list_changed(mcp, resources=live is not None or pending)
     add_resources(mcp, current)
     return mcp
+
+
+def _warm(tools: Tools) -> None:
+    """The search indexes built, and the page reader made, before clients need them."""
+    started = time.perf_counter()
+    tools.library.warm()
+    tools.warm_pages()
+    log.info("warm: search indexes built and page reader made in %.2f s", _ms(started) / 1000)
 
 
 async def _announce_content(current: Callable[[], Tools], announcer: Announcer) -> None:

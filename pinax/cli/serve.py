@@ -147,10 +147,11 @@ def serve(
             credentials=credentials,
         )
         weighted(tools, weights)
-    from pinax.server import create_server, settle
+    from pinax.server import create_server, settle, share_the_gil
 
     server = create_server(tools)
     settle()  # what is loaded now lives as long as the server: out of the collector's walks
+    share_the_gil()  # the event loop waits less on page extraction's worker threads
     if not http:
         import anyio
 

@@ -149,8 +149,10 @@ def serve(
         weighted(tools, weights)
     from pinax.server import create_server, settle, share_the_gil
 
-    server = create_server(tools)
-    settle()  # what is loaded now lives as long as the server: out of the collector's walks
+    # What is loaded now, and what warming up adds, lives as long as the server: both are
+    # frozen out of the collector's walks.
+    server = create_server(tools, after_warm=settle)
+    settle()
     share_the_gil()  # the event loop waits less on page extraction's worker threads
     if not http:
         import anyio

@@ -129,8 +129,13 @@ class PinaxServer(MCPServer):
         return [*await super().list_resources(), *docs_resources(self.loaded_docs())]
 
 
-def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
-    """An MCP server over `source`; `warm` builds the search indexes in the background."""
+def create_server(
+    source: Tools | LiveTools,
+    warm: bool = True,
+    after_warm: Callable[[], None] | None = None,
+) -> MCPServer:
+    """An MCP server over `source`; `warm` builds the search indexes in the background, then
+    calls `after_warm()` there."""
     live = source if isinstance(source, LiveTools) else None
 
     def current() -> Tools:
@@ -144,7 +149,7 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         if warm:
             threading.Thread(
-                target=_warm, args=(current(),), name="pinax-warm", daemon=True
+                target=_warm, args=(current(), after_warm), name="pinax-warm", daemon=True
             ).start()
         async with anyio.create_task_group() as tasks:
             if live is not None:
@@ -170,11 +175,13 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
     return mcp
 
 
-def _warm(tools: Tools) -> None:
+def _warm(tools: Tools, after: Callable[[], None] | None) -> None:
     """The search indexes built, and the page reader made, before clients need them."""
     started = time.perf_counter()
     tools.library.warm()
     tools.warm_pages()
+    if after is not None:
+        after()
     log.info("warm: search indexes built and page reader made in %.2f s", _ms(started) / 1000)
 
 

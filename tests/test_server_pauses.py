@@ -79,3 +79,30 @@ async def test_a_reload_settles_the_heap_again(tmp_path: Path) -> None:
     with anyio.fail_after(10):
         while not settled.is_set():
             await anyio.sleep(0.02)
+
+
+_BURST = """
+import gc, time
+from pinax.server import pauses
+settled = []
+real = pauses.settle
+pauses.settle = lambda **kw: (settled.append(kw), real(**kw))
+for _ in range(5):  # reloads 50 ms apart: a docs folder being edited
+    pauses.settle_after_reload(0.3)
+    time.sleep(0.05)
+time.sleep(0.8)
+print(len(settled), settled[0], gc.get_freeze_count() > 0)
+"""
+
+
+def test_a_burst_of_reloads_costs_one_full_collection() -> None:
+    """Settling after a reload walks the whole heap (a stall of ~100 ms): once per burst."""
+    done = subprocess.run(
+        [sys.executable, "-c", _BURST],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+        env=server_env(),
+    )
+    assert done.stdout.split() == ["1", "{'reloaded':", "True}", "True"], done.stderr

@@ -109,7 +109,7 @@ def serve(
         fail(problem)
     if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
         from pinax.cli.folders import DocsFolders, split_docs
-        from pinax.server import LiveTools, settle
+        from pinax.server import LiveTools, settle_after_reload
 
         try:
             others, folder_paths = split_docs(docs)
@@ -131,7 +131,7 @@ def serve(
                 [Path(arg) for arg in others],
                 watch_interval if watch_interval is not None else 0.25 if folders else 1.0,
                 folders.signature if folders else None,
-                after_reload=lambda: settle(reloaded=True),
+                after_reload=settle_after_reload,
             )
         except PinaxError as exc:
             fail(exc.message)

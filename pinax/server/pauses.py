@@ -7,7 +7,9 @@ about 100 ms on a 2-core machine, a stall of every client whenever a full collec
 more often the busier the server. Once loaded, that heap is moved out of the collector's way
 (`gc.freeze`); only what requests and sessions create is walked from then on. A reload
 unfreezes first, so one collection frees what the old docs leave behind in cycles (and what
-was still in use at the previous reload).
+was still in use at the previous reload). That collection walks the whole heap, a stall like
+the ones avoided, so it waits until reloads have stopped for QUIET seconds: a burst of them
+(a docs folder being edited) costs one.
 
 The GIL: while a worker thread extracts a page (CPU-bound), the event loop, back from each
 wait for the network, asks for the GIL and gets it only when the worker's switch interval
@@ -26,7 +28,9 @@ import time
 log = logging.getLogger("pinax.server")
 
 SWITCH_INTERVAL = 0.001  # seconds a thread holds the GIL while another waits for it
+QUIET = 2.0  # seconds without a reload before the heap is settled again
 _lock = threading.Lock()
+_later: list[threading.Timer] = []  # the settling to come after reloads, if any
 
 
 def share_the_gil() -> None:
@@ -48,3 +52,14 @@ def settle(reloaded: bool = False) -> None:
             gc.get_freeze_count(),
             (time.perf_counter() - started) * 1000,
         )
+
+
+def settle_after_reload(quiet: float = QUIET) -> None:
+    """`settle(reloaded=True)` once no other reload has come for `quiet` seconds."""
+    timer = threading.Timer(quiet, settle, kwargs={"reloaded": True})
+    timer.daemon = True
+    with _lock:
+        for waiting in _later:
+            waiting.cancel()
+        _later[:] = [timer]
+        timer.start()

@@ -12,6 +12,7 @@ it moves, so each class is judged beside its own), the server's peak RSS and the
 (every variant handled as expected, or which were not). Nothing leaves 127.0.0.1.
 
     python bench/bench_attacks.py --only 1,12 --idle 3    # some classes; idle seconds each
+    python bench/bench_attacks.py --only 1,2 --rounds 5   # the page classes, longer
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ class Bench:
         work: Path,
         only: set[str] | None = None,
         idle: float = 3.0,
+        rounds: int = 1,
     ) -> None:
         self.site = site
         self.server = server
@@ -108,6 +110,7 @@ class Bench:
         self.work = work
         self.only = only  # class numbers to run (None: all)
         self.idle = idle  # seconds of searching with no attack before each class
+        self.rounds = rounds  # times the page classes (1, 2) replay their variants
         self.rows: list[Row] = []
 
     def rss(self) -> float:
@@ -217,7 +220,7 @@ def answered(answer: dict) -> bool:
     return "page" in answer or answer["error"]["code"] != "internal"
 
 
-async def main(only: set[str] | None, idle: float) -> None:
+async def main(only: set[str] | None, idle: float, rounds: int) -> None:
     work = Path(tempfile.mkdtemp(prefix="pinax-attacks-"))
     folder = work / "manifests"
     folder.mkdir()
@@ -295,7 +298,7 @@ async def main(only: set[str] | None, idle: float) -> None:
         cache = work / "cache"
         args = ("--docs", str(folder), "--cache-dir", str(cache), "--watch-interval", "0.2")
         with served_http(*args) as server:
-            bench = Bench(site, server, folder, work, only, idle)
+            bench = Bench(site, server, folder, work, only, idle, rounds)
             heads = ("class", "vars", "slowest", "p50", "p99", "n", "idle99", "RSS")
             print("{:<38} {:>4} {:>10} {:>7} {:>7} {:>5} {:>7}    {:>7}     outcome".format(*heads))
             await run_all(bench, site)
@@ -313,8 +316,14 @@ async def run_all(bench: Bench, site: Site) -> None:
     url = site.url
     await bench.run(
         "1 super-linear regexes",
-        [page_attack(bench, url(f"/regex/h{i}"), answered) for i in range(len(HOSTILE_HTML))]
-        + [page_attack(bench, url(f"/regex/m{i}"), answered) for i in range(len(HOSTILE_MARKDOWN))],
+        (
+            [page_attack(bench, url(f"/regex/h{i}"), answered) for i in range(len(HOSTILE_HTML))]
+            + [
+                page_attack(bench, url(f"/regex/m{i}"), answered)
+                for i in range(len(HOSTILE_MARKDOWN))
+            ]
+        )
+        * bench.rounds,
     )
     await bench.run(
         "2 nesting tricks",
@@ -325,7 +334,8 @@ async def run_all(bench: Bench, site: Site) -> None:
                 lambda a: "nests elements" in a.get("error", {}).get("message", ""),
             )
             for i in range(len(DEEP_PAGES))
-        ],
+        ]
+        * bench.rounds,
     )
     await bench.run(
         "3 one deadline (4 slow stubs)",
@@ -540,6 +550,12 @@ if __name__ == "__main__":
     parser.add_argument(
         "--idle", type=float, default=3.0, help="seconds of idle searching before each class"
     )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="times classes 1 and 2 replay their variants (more searches for their p99)",
+    )
     options = parser.parse_args()
     classes = set(options.only.split(",")) if options.only else None
-    asyncio.run(main(classes, options.idle))
+    asyncio.run(main(classes, options.idle, options.rounds))

@@ -40,7 +40,10 @@ GOOD = {
 }
 
 
-def _at_serve(tmp_path: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def at_serve(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """What `pinax serve --http` has set when it would start serving (one run for all)."""
+    tmp_path = tmp_path_factory.mktemp("at-serve")
     manifest = tmp_path / "site.json"
     manifest.write_text(json.dumps(GOOD))
     done = subprocess.run(
@@ -55,17 +58,20 @@ def _at_serve(tmp_path: Path) -> dict[str, str]:
     return dict(part.split("=") for part in done.stdout.split())
 
 
-def test_serve_freezes_its_loaded_heap_out_of_the_collectors_walks(tmp_path: Path) -> None:
-    counts = _at_serve(tmp_path)
-    frozen, walked = int(counts["frozen"]), int(counts["walked"])
+def test_serve_freezes_its_loaded_heap_out_of_the_collectors_walks(
+    at_serve: dict[str, str],
+) -> None:
+    frozen, walked = int(at_serve["frozen"]), int(at_serve["walked"])
     # Tens of thousands of objects loaded, a few hundred left for each full collection.
-    assert frozen > 10_000 and walked < frozen / 20, counts
+    assert frozen > 10_000 and walked < frozen / 20, at_serve
 
 
-def test_serve_hands_the_gil_to_the_event_loop_within_a_millisecond(tmp_path: Path) -> None:
+def test_serve_hands_the_gil_to_the_event_loop_within_a_millisecond(
+    at_serve: dict[str, str],
+) -> None:
     """Page extraction runs on worker threads; the loop waited up to 5 ms (the default
     switch interval) at each of a request's many returns from I/O."""
-    assert float(_at_serve(tmp_path)["switch"]) <= 0.001
+    assert float(at_serve["switch"]) <= 0.001
 
 
 @pytest.mark.anyio

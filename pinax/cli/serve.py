@@ -152,7 +152,7 @@ def serve(
     # What is loaded now, and what warming up adds, lives as long as the server: both are
     # frozen out of the collector's walks.
     server = create_server(tools, after_warm=settle)
-    settle()
+    settle(collect=False)
     share_the_gil()  # the event loop waits less on page extraction's worker threads
     if not http:
         import anyio

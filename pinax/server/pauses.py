@@ -38,14 +38,17 @@ def share_the_gil() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
 
 
-def settle(reloaded: bool = False) -> None:
+def settle(reloaded: bool = False, collect: bool = True) -> None:
     """Collect once and freeze what is left, so later full collections skip it.
-    `reloaded`: unfreeze first, so the replaced docs' cycles are collected too."""
+    `reloaded`: unfreeze first, so the replaced docs' cycles are collected too. Not
+    `collect`: freeze at once, garbage and all (start-up leaves a few hundred objects of it,
+    not worth a walk of the whole heap, ~100 ms, before the server's first answer)."""
     with _lock:  # start-up's warm thread and a reload may settle at once
         started = time.perf_counter()
         if reloaded:
             gc.unfreeze()
-        gc.collect()
+        if collect:
+            gc.collect()
         gc.freeze()
         log.debug(
             "froze %d objects out of the collector's walks in %.0f ms",

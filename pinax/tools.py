@@ -8,10 +8,12 @@ result. Arguments arrive as a model or a shell sent them, so every one is checke
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
@@ -73,6 +75,7 @@ class Tools:
         self.library = library
         self._reader = reader
         self._make_reader = make_reader
+        self._reader_lock = threading.Lock()
         self.ttls = dict(ttls or {})
         # search_pages' default (lexical, embedding) weights: `pinax serve` sets its own.
         self.weights: tuple[float, float, float] = (
@@ -89,8 +92,17 @@ class Tools:
         """The page reader, made on first use when `make_reader` was given: a server that
         only searches never loads the HTTP stack (about 80 ms of start-up)."""
         if self._reader is None and self._make_reader is not None:
-            self._reader = self._make_reader()
+            with self._reader_lock:  # `warm_pages` may be making it on another thread
+                if self._reader is None:
+                    self._reader = self._make_reader()
         return self._reader
+
+    def warm_pages(self) -> None:
+        """Make the page reader and load the page extraction code now (a server does it on a
+        background thread at start-up): the first get_page would otherwise import both where it
+        runs, for half a second or more, on a server's event loop, every client waiting."""
+        if self.reader is not None:
+            self.reader.warm()
 
     @classmethod
     def open(
@@ -294,14 +306,16 @@ class Tools:
                 exc.message += f" (did you mean {', '.join(similar)}?)"
             raise
         names = {s.name: s.anchor for s in known[1].symbols if s.anchor} if known else {}
+        # The slice is cut on a worker thread: finding a big page's headings and counting its
+        # tokens is CPU in proportion to its size, which other clients must not wait for.
         if fragment and heading is None and position is None:
             try:
-                return window(page, budget, unquote(fragment), names=names)
+                return await to_thread(window, page, budget, unquote(fragment), None, names)
             except SectionNotFound as exc:
                 # Not a heading: say so rather than answer with the whole page as if asked.
                 raise NotFound(_no_anchor(page["url"], unquote(fragment), exc)) from None
         try:
-            return window(page, budget, heading, position, names)
+            return await to_thread(window, page, budget, heading, position, names)
         except SectionNotFound as exc:
             hint = did_you_mean(heading or "", exc.choices)
             hint = hint or "; call get_page without a section to see the page's outline"
@@ -318,6 +332,17 @@ class Tools:
         if docs is None:
             return None
         return self.ttls.get(docs.name, docs.ttl)
+
+
+T = TypeVar("T")
+
+
+async def to_thread(work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)` on a worker thread (anyio is imported on first use: the CLI's searches
+    never need it)."""
+    import anyio.to_thread
+
+    return await anyio.to_thread.run_sync(partial(work, *args))
 
 
 def _no_anchor(url: str, anchor: str, missing: SectionNotFound, shown: int = 30) -> str:

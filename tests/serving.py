@@ -81,10 +81,16 @@ class Served:
 
 
 @contextmanager
-def served_http(*args: str, env: dict[str, str] | None = None) -> Iterator[Served]:
-    """`pinax serve --http --port 0 ARGS` until the block ends; its stderr is collected."""
+def served_http(
+    *args: str, env: dict[str, str] | None = None, python: list[str] | None = None
+) -> Iterator[Served]:
+    """`pinax serve --http --port 0 ARGS` until the block ends; its stderr is collected.
+    `python`: how to start Pinax instead of `python -m pinax` (e.g. `python -c CODE`)."""
+    command = pinax_command("--http", "--port", "0", *args)
+    if python is not None:
+        command = [*python, *command[3:]]
     process = subprocess.Popen(
-        pinax_command("--http", "--port", "0", *args),
+        command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

@@ -7,16 +7,20 @@ these took from seconds to minutes of CPU, holding the GIL, or replaced a good c
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from pinax.errors import FetchFailed, PinaxError
 from pinax.pages.fetch import Limits
 from tests.http_site import Reply, Request, Site
+from tests.loop_stalls import WATCHED, longest_stall, start_watching
+from tests.serving import Served, served_http
 from tests.test_limits import html, open_tools, read
 
 N = 40_000  # repeats: before the fixes each of these took seconds to hours
@@ -234,3 +238,39 @@ def test_an_empty_answer_without_a_copy_is_fetch_failed(tmp_path: Path, site: Si
     url = site.add("/p", Reply(204, b"", {}))
     answer, _ = _timed_read(open_tools(tmp_path, [url]), url)
     assert isinstance(answer, FetchFailed) and "HTTP 204" in answer.message
+
+
+# 1 and 2, as the server's other clients feel them: the event loop is never held for long
+
+
+@pytest.mark.anyio
+async def test_hostile_pages_do_not_hold_the_servers_event_loop(tmp_path: Path, site: Site) -> None:
+    """A hostile page costs CPU in proportion to its size (cleaning, finding headings,
+    cutting the slice): on the event loop, every other client of the server waited for it,
+    100 ms and more a page (and the first get_page imported the page reader there, half a
+    second). Read through a real `pinax serve --http`, no loop callback may take long."""
+    urls = [site.add(f"/h{i}", html(text)) for i, text in enumerate(HOSTILE_HTML.values())]
+    markdown = {"Content-Type": "text/markdown; charset=utf-8"}
+    for i, text in enumerate(HOSTILE_MARKDOWN.values()):
+        urls.append(site.add(f"/m{i}", Reply(200, text.encode(), markdown)))
+    manifest = tmp_path / "hostile.json"
+    pages = [{"url": url, "title": url} for url in urls]
+    manifest.write_text(
+        json.dumps({"pinax_manifest": 1, "name": "h", "url": site.url("/"), "pages": pages})
+    )
+    args = ("--docs", str(manifest), "--cache-dir", str(tmp_path / "cache"), "--log-level", "info")
+    with served_http(*args, python=WATCHED) as server:
+        _wait_for(server, "warm: search indexes built")
+        start_watching(server)
+        async with Client(server.url) as client:
+            for url in urls:
+                await client.call_tool("get_page", {"url": url, "max_tokens": 20_000})
+        stalled, what = longest_stall(server)
+    assert stalled < 40, f"the event loop was held {stalled:.0f} ms by {what}"
+
+
+def _wait_for(server: Served, text: str, within: float = 60) -> None:
+    deadline = time.monotonic() + within
+    while not any(text in line for line in server.log):
+        assert time.monotonic() < deadline, f"no {text!r} in the log:\n{server.log_text()}"
+        time.sleep(0.05)

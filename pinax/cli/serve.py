@@ -109,7 +109,7 @@ def serve(
         fail(problem)
     if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
         from pinax.cli.folders import DocsFolders, split_docs
-        from pinax.server import LiveTools
+        from pinax.server import LiveTools, settle_after_reload
 
         try:
             others, folder_paths = split_docs(docs)
@@ -131,6 +131,7 @@ def serve(
                 [Path(arg) for arg in others],
                 watch_interval if watch_interval is not None else 0.25 if folders else 1.0,
                 folders.signature if folders else None,
+                after_reload=settle_after_reload,
             )
         except PinaxError as exc:
             fail(exc.message)
@@ -146,9 +147,13 @@ def serve(
             credentials=credentials,
         )
         weighted(tools, weights)
-    from pinax.server import create_server
+    from pinax.server import create_server, settle, share_the_gil
 
-    server = create_server(tools)
+    # What is loaded now, and what warming up adds, lives as long as the server: both are
+    # frozen out of the collector's walks.
+    server = create_server(tools, after_warm=settle)
+    settle(collect=False)
+    share_the_gil()  # the event loop waits less on page extraction's worker threads
     if not http:
         import anyio
 

@@ -26,6 +26,7 @@ import base64
 import binascii
 import json
 import re
+import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -249,16 +250,20 @@ def heading_lines(markdown: str) -> list[tuple[int, int, int]]:
 
 
 _documents: OrderedDict[str, Document] = OrderedDict()
+_documents_lock = threading.Lock()  # pages are cut on worker threads, several at once
 
 
 def document(markdown: str, content_hash: str) -> Document:
     """The parsed page, kept for the last few pages so repeated reads skip the scan."""
-    found = _documents.get(content_hash)
+    with _documents_lock:
+        found = _documents.get(content_hash)
     if found is None or found.markdown != markdown:
-        found = _documents[content_hash] = Document(markdown)
+        found = Document(markdown)  # the scan itself outside the lock
+    with _documents_lock:
+        _documents[content_hash] = found
+        _documents.move_to_end(content_hash)
         while len(_documents) > 16:
             _documents.popitem(last=False)
-    _documents.move_to_end(content_hash)
     return found
 
 

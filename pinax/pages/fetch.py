@@ -175,6 +175,12 @@ class Fetcher:
         self.verify = verify
         self._tls: ssl.SSLContext | None = None
 
+    def warm(self) -> None:
+        """Build the TLS context now (it reads the CA bundle: tens of ms of CPU), so the first
+        fetch does not build it on a server's event loop."""
+        if self._tls is None:
+            self._tls = httpx.create_ssl_context(verify=self.verify, trust_env=False)
+
     def open_client(self) -> httpx.AsyncClient:
         """A client to share across many `get` calls (connection reuse): `async with` it."""
         return self._client()
@@ -187,8 +193,7 @@ class Fetcher:
             write=limits.read_timeout,
             pool=limits.connect_timeout,
         )
-        if self._tls is None:
-            self._tls = httpx.create_ssl_context(verify=self.verify, trust_env=False)
+        self.warm()
         transport = httpx.AsyncHTTPTransport(verify=self._tls, trust_env=False)
         # httpx takes no network backend, so its pool is replaced by one that dials through
         # the guard (the same pool class and TLS context httpx would have built).

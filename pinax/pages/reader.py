@@ -21,8 +21,10 @@ import hashlib
 import logging
 import re
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urljoin
 
 import anyio
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from pinax.pages.extract import Extracted
 
 log = logging.getLogger("pinax.pages")
+T = TypeVar("T")
 
 ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/html;q=0.9, text/plain;q=0.5, */*;q=0.1"
 MARKDOWN_ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/plain;q=0.5"
@@ -72,6 +75,13 @@ class PageReader:
         )
         self.files = files  # the pages of served docs folders, read from disk
         self._flights: dict[str, asyncio.Future[dict[str, Any]]] = {}
+
+    def warm(self) -> None:
+        """Load what the first read would (the extraction code, the TLS context) now, on a
+        background thread at a server's start-up, rather than on its event loop."""
+        from pinax.pages.extract import extract  # noqa: F401  (the import is the point)
+
+        self.fetcher.warm()
 
     async def read(
         self,
@@ -180,20 +190,25 @@ class PageReader:
         if twin_url:
             twin = await self._markdown_at(twin_url, fetched)
             if twin is not None:
-                return _entry(url, url, "markdown-twin", twin, title_hint), "miss"
+                return await _off_loop(_entry, url, url, "markdown-twin", twin, title_hint), "miss"
         target = url
         for _ in range(MAX_STUB_HOPS + 1):
             response = fetched.pop(target, None) or await self._get(target, ACCEPT)
             _require_page(response)
-            if _is_markdown(response):
-                return _entry(url, response.url, "negotiated", response, title_hint), "miss"
+            if await _off_loop(_is_markdown, response):
+                entry = await _off_loop(
+                    _entry, url, response.url, "negotiated", response, title_hint
+                )
+                return entry, "miss"
             if _is_markdown(response, as_served=True):  # an HTML page labelled as Markdown
                 log.info("%s: served as Markdown but is an HTML page; reading it as HTML", target)
             advertised = _link_header_alternate(response)
             if advertised:
                 twin = await self._markdown_at(advertised, fetched)
                 if twin is not None:
-                    entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
+                    entry = await _off_loop(
+                        _entry, url, response.url, "markdown-alternate", twin, title_hint
+                    )
                     return entry, "miss"
             extracted = await _extract_off_loop(response)
             if extracted.refresh_url:
@@ -202,13 +217,18 @@ class PageReader:
             if extracted.markdown_alternate:
                 twin = await self._markdown_at(extracted.markdown_alternate, fetched)
                 if twin is not None:
-                    entry = _entry(url, response.url, "markdown-alternate", twin, title_hint)
-                    _page_ids(entry, extracted)  # the HTML's ids open the Markdown's sections
+                    entry = await _off_loop(
+                        _entry, url, response.url, "markdown-alternate", twin, title_hint
+                    )
+                    # The HTML's ids open the Markdown's sections.
+                    await _off_loop(_page_ids, entry, extracted)
                     return entry, "miss"
             if extracted.js_shell:
                 raise FetchFailed(extracted.shell_problem(response.url))
             title = extracted.title or title_hint
-            entry = _entry(url, response.url, "html", response, title, extracted.markdown)
+            entry = await _off_loop(
+                _entry, url, response.url, "html", response, title, extracted.markdown
+            )
             if any(heading.anchor for heading in extracted.headings):
                 entry[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
             if extracted.entries:
@@ -245,7 +265,9 @@ class PageReader:
         except (InvalidArgs, FetchFailed) as exc:
             log.info("no Markdown from %s: %s", url, exc.message)
             return None
-        return response if _is_markdown(response) and _is_page(response) else None
+        if not _is_page(response) or not await _off_loop(_is_markdown, response):
+            return None
+        return response
 
     def _stub_target(self, stub: str, target: str) -> str:
         if target.split("#", 1)[0] == stub:
@@ -350,6 +372,13 @@ def _page_ids(entry: dict[str, Any], extracted: Extracted) -> None:
     ids = ids_for([heading.title for heading in headings], extracted.headings)
     if ids is not None:
         entry[HEADING_IDS] = ids
+
+
+async def _off_loop(work: Callable[..., T], *args: Any) -> T:
+    """`work(*args)` on a worker thread: a page's text costs CPU in proportion to its size
+    (cleaning, hashing, finding its headings: up to a tenth of a second for a hostile page),
+    time the event loop, and every other client, must not wait."""
+    return await anyio.to_thread.run_sync(partial(work, *args))
 
 
 async def _extract_off_loop(response: Response) -> Extracted:

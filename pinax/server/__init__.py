@@ -8,6 +8,11 @@ so a start-up refused for a bad option is quick.
 - `serve_stdio(server)`: run it over standard input and output.
 - `serve_http(server, HttpSettings(...), ...)`: run it over streamable HTTP.
 - `LiveTools`: the current `Tools`, replaced whole when watched manifests change.
+- `settle()`: freeze the loaded heap out of the garbage collector's walks (a serving process
+  calls it once loaded, and `settle_after_reload()` after reloads), so no client waits on a
+  long collection;
+  `share_the_gil()`: a short GIL switch interval, so the event loop never waits long on a
+  worker thread's CPU-bound work.
 """
 
 from typing import TYPE_CHECKING
@@ -18,6 +23,7 @@ if TYPE_CHECKING:
     from pinax.server.app import create_server
     from pinax.server.http_app import HttpSettings
     from pinax.server.http_app import run as serve_http
+    from pinax.server.pauses import settle, settle_after_reload, share_the_gil
     from pinax.server.reload import LiveTools
     from pinax.server.stdio import serve_stdio
 
@@ -29,7 +35,19 @@ __getattr__ = lazy_names(
         "HttpSettings": "http_app",
         "serve_http": "http_app:run",
         "LiveTools": "reload",
+        "settle": "pauses",
+        "settle_after_reload": "pauses",
+        "share_the_gil": "pauses",
     },
 )
 
-__all__ = ["HttpSettings", "LiveTools", "create_server", "serve_http", "serve_stdio"]
+__all__ = [
+    "HttpSettings",
+    "LiveTools",
+    "create_server",
+    "serve_http",
+    "serve_stdio",
+    "settle",
+    "settle_after_reload",
+    "share_the_gil",
+]

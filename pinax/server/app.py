@@ -129,8 +129,13 @@ class PinaxServer(MCPServer):
         return [*await super().list_resources(), *docs_resources(self.loaded_docs())]
 
 
-def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
-    """An MCP server over `source`; `warm` builds the search indexes in the background."""
+def create_server(
+    source: Tools | LiveTools,
+    warm: bool = True,
+    after_warm: Callable[[], None] | None = None,
+) -> MCPServer:
+    """An MCP server over `source`; `warm` builds the search indexes in the background, then
+    calls `after_warm()` there."""
     live = source if isinstance(source, LiveTools) else None
 
     def current() -> Tools:
@@ -143,8 +148,9 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
         if warm:
-            library = current().library
-            threading.Thread(target=library.warm, name="pinax-warm", daemon=True).start()
+            threading.Thread(
+                target=_warm, args=(current(), after_warm), name="pinax-warm", daemon=True
+            ).start()
         async with anyio.create_task_group() as tasks:
             if live is not None:
                 tasks.start_soon(live.watch, announcer.resources_changed)
@@ -167,6 +173,16 @@ def create_server(source: Tools | LiveTools, warm: bool = True) -> MCPServer:
     _advertise_list_changed(mcp, resources=live is not None or pending)
     add_resources(mcp, current)
     return mcp
+
+
+def _warm(tools: Tools, after: Callable[[], None] | None) -> None:
+    """The search indexes built, and the page reader made, before clients need them."""
+    started = time.perf_counter()
+    tools.library.warm()
+    tools.warm_pages()
+    if after is not None:
+        after()
+    log.info("warm: search indexes built and page reader made in %.2f s", _ms(started) / 1000)
 
 
 async def _announce_content(current: Callable[[], Tools], announcer: Announcer) -> None:

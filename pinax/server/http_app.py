@@ -9,7 +9,9 @@ within REQUEST_TIMEOUT of its first byte (or of connecting), and may idle KEEP_A
 requests; at most `max_connections()` are open at once, and one past that is closed at once.
 Each refusal is one short log line, at most one a second. Sessions (handshake-era clients)
 expire after SESSION_IDLE_TIMEOUT without a request in flight, and the table holds at most
-MAX_SESSIONS: near full, the sessions idle longest are closed to make room.
+MAX_SESSIONS: near full, the sessions idle longest are closed to make room. At most
+MAX_UNCONFIRMED sessions wait for their client's second request (a flood of `initialize`
+requests never sends one), the oldest closed first.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ REQUEST_TIMEOUT = 10.0  # seconds from a request's first byte (or the connection
 KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
 SESSION_IDLE_TIMEOUT = 300.0  # seconds a session lives without a request in flight
 MAX_SESSIONS = 1_000  # about 50 KB each
+MAX_UNCONFIRMED = 64  # sessions whose client has not come back since its initialize
 _ROOM = 0.9  # past this share of MAX_SESSIONS, idle sessions are closed oldest first
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 UNAUTHORIZED = b'{"error":"unauthorized","message":"send Authorization: Bearer <token>"}'
@@ -131,42 +134,95 @@ class BearerToken:
 
 
 class BoundedSessions:
-    """ASGI middleware: before a request that would open a session, close the sessions idle
-    longest when the table is nearly full, so new clients get in and memory stays flat. (The
-    SDK alone refuses new sessions with 503 until old ones expire.)"""
+    """ASGI middleware: before a request that would open a session, make room, so new clients
+    get in and memory stays flat. (The SDK alone refuses new sessions with 503 until old ones
+    expire.)
 
-    def __init__(self, app: ASGIApp, mcp: MCPServer, limit: int = MAX_SESSIONS) -> None:
+    A session costs about 200 objects the garbage collector walks at each full collection,
+    ~0.2 ms of every client's time per session on a 2-core machine, and a flood of
+    `initialize` requests made a thousand of them: stalls of 200 to 500 ms. So sessions whose
+    client has not come back since its `initialize` (a real client sends
+    `notifications/initialized` at once) are held to MAX_UNCONFIRMED, the oldest closed
+    first; and when the whole table is nearly full, the sessions idle longest are closed.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        mcp: MCPServer,
+        limit: int = MAX_SESSIONS,
+        unconfirmed: int = MAX_UNCONFIRMED,
+    ) -> None:
         self.app = app
         self.mcp = mcp
         self.limit = limit
+        self.unconfirmed_limit = unconfirmed
+        self.unconfirmed: dict[str, None] = {}  # session ids, oldest first
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] == "http"
-            and scope.get("method") == "POST"
-            and not any(name == b"mcp-session-id" for name, _ in scope["headers"])
-        ):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        session = next((v for k, v in scope["headers"] if k == b"mcp-session-id"), None)
+        if session is not None:
+            self.unconfirmed.pop(session.decode("latin-1"), None)  # its client came back
+        elif scope.get("method") == "POST":
             self.make_room()
+            send = self._noting_new_session(send)
         await self.app(scope, receive, send)
 
+    def _noting_new_session(self, send: Send) -> Send:
+        """`send`, noting the session id a successful answer opens, as unconfirmed."""
+
+        async def noting(message: Any) -> None:
+            if message["type"] == "http.response.start" and message["status"] < 400:
+                for name, value in message.get("headers", ()):
+                    if name.lower() == b"mcp-session-id":
+                        self.unconfirmed[value.decode("latin-1")] = None
+            await send(message)
+
+        return noting
+
     def make_room(self) -> int:
-        """Close idle sessions, longest idle first, down to _ROOM of the limit; say how many."""
+        """Close unconfirmed sessions past their limit, oldest first; then, when the table is
+        nearly full, idle sessions, longest idle first, down to _ROOM of the limit. Say how
+        many were closed."""
         # The SDK's session table (a private attribute; without it, nothing is closed).
         sessions = getattr(self.mcp.session_manager, "_server_instances", None)
-        keep = int(self.limit * _ROOM)
-        if not isinstance(sessions, dict) or len(sessions) < keep:
+        if not isinstance(sessions, dict):
             return 0
-        idle = []
-        for transport in list(sessions.values()):
-            scope = getattr(transport, "idle_scope", None)
-            if scope is not None and not scope.cancel_called and scope.deadline != float("inf"):
-                idle.append((scope.deadline, id(scope), scope))
-        idle.sort()
-        closing = idle[: len(sessions) - keep + 1]
-        for _, _, scope in closing:
-            scope.cancel()
-        _refusals.note(f"session table nearly full: closed {len(closing)} idle sessions")
-        return len(closing)
+        closed = 0
+        while len(self.unconfirmed) >= self.unconfirmed_limit:
+            oldest = next(iter(self.unconfirmed))
+            del self.unconfirmed[oldest]
+            # Closed even if its opening answer is still being sent: MAX_UNCONFIRMED newer
+            # sessions opened since, and a real client comes back within milliseconds.
+            scope = getattr(sessions.get(oldest), "idle_scope", None)
+            if scope is not None and not scope.cancel_called:
+                scope.cancel()
+                closed += 1
+        keep = int(self.limit * _ROOM)
+        if len(sessions) - closed >= keep:
+            idle = []
+            for transport in list(sessions.values()):
+                scope = _idle_scope(transport)
+                if scope is not None:
+                    idle.append((scope.deadline, id(scope), scope))
+            idle.sort()
+            closing = idle[: len(sessions) - closed - keep + 1]
+            for _, _, scope in closing:
+                scope.cancel()
+            closed += len(closing)
+            _refusals.note(f"session table nearly full: closed {len(closing)} idle sessions")
+        return closed
+
+
+def _idle_scope(transport: Any) -> Any:
+    """The session's idle scope when it is idle (no request in flight) and still open."""
+    scope = getattr(transport, "idle_scope", None)
+    if scope is None or scope.cancel_called or scope.deadline == float("inf"):
+        return None
+    return scope
 
 
 class _Refusals:

@@ -53,8 +53,10 @@ class LiveTools:
         watched: list[Path],
         interval: float = 1.0,
         sources: Callable[[], Hashable] | None = None,
+        after_reload: Callable[[], None] | None = None,
     ) -> None:
         self._open = open_tools
+        self._after_reload = after_reload  # run in a worker thread once new docs are in
         self.watched = [path for path in watched if path.exists()]
         self.interval = interval
         self._sources = sources  # what else to watch (docs folders): a value that changes
@@ -105,7 +107,10 @@ class LiveTools:
         # Page text is indexed after the swap: a big docs folder's takes seconds, and its
         # titles and headings are searchable meanwhile.
         threading.Thread(
-            target=_load_content, args=(fresh, previous), name="pinax-content", daemon=True
+            target=_load_content,
+            args=(fresh, previous, self._after_reload),
+            name="pinax-content",
+            daemon=True,
         ).start()
         names = ", ".join(d["name"] for d in fresh.list_docs()["docs"]) or "none"
         took = anyio.current_time() - started
@@ -119,11 +124,13 @@ class LiveTools:
         return tools
 
 
-def _load_content(fresh: Tools, previous: Tools) -> None:
+def _load_content(fresh: Tools, previous: Tools, after: Callable[[], None] | None = None) -> None:
     """Index the new docs' page text; where a content file no longer loads, keep what the
-    previous docs had (a reload loses nothing to a bad file)."""
+    previous docs had (a reload loses nothing to a bad file). Then `after()`."""
     try:
         fresh.library.load_contents()
         fresh.library.keep_content(previous.library)
     except Exception as exc:  # a bug, not a bad file: the docs serve without content
         log.error("content not indexed after a reload (%s: %s)", type(exc).__name__, exc)
+    if after is not None:
+        after()

@@ -95,6 +95,17 @@ def _blended(
     return best
 
 
+def _corrections(plans: list[Plan]) -> dict[str, str]:
+    """Each typed word the indexes lack -> the known word search corrected it to (by edit
+    distance; completions and words containing it are not what was meant)."""
+    return {
+        term.word: term.matched_word
+        for plan in plans
+        for term in plan.terms
+        if term.match == "fuzzy" and term.matched_word
+    }
+
+
 class _Candidate(NamedTuple):
     """A page one manifest found, before the merge picks what is shown."""
 
@@ -439,7 +450,8 @@ class Library:
         if len(selected) > 1:
             plans = pooled(plans, [docs.index for docs in selected])
         reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
-        vector = query_vector(query) if reranked else None  # none to compute without vectors
+        # none to compute without vectors; of the query as words understood it (typos corrected)
+        vector = query_vector(query, _corrections(plans)) if reranked else None
         runs = []
         said: list[list[ContentHit] | None] = []
         with_content = content_weight > 0 and any(d.content is not None for d in selected)

@@ -154,6 +154,23 @@ def test_meaning_reorders_candidates_and_names_the_heading(tmp_path: Path) -> No
     assert named["anchor"] == "cache-versioning"
 
 
+def test_meaning_reads_the_query_as_words_corrected_it() -> None:
+    """A misspelt word is embedded as the word search corrected it to, not as typed."""
+    library = Library([example()])
+    typed = library.search("cachng framwork", 3, explain=True)
+    assert typed.also_matched == {"cachng": ["caching"], "framwork": ["framework"]}
+    clean = library.search("caching framework", 3, explain=True)
+    assert typed.hits[0].title == clean.hits[0].title == "Caching framework"
+    assert typed.hits[0].explain["embedding"] == clean.hits[0].explain["embedding"]
+    corrected = semantic.query_vector(
+        "cachng framwork", {"cachng": "caching", "framwork": "framework"}
+    )
+    as_typed = semantic.query_vector("cachng framwork")
+    assert corrected is not None and as_typed is not None
+    assert np.allclose(corrected, semantic.query_vector("caching framework"))
+    assert not np.allclose(corrected, as_typed)
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

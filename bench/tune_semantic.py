@@ -39,6 +39,7 @@ from pinax.search import query_vector  # noqa: E402
 
 DEPTH = 300  # lexical candidates looked at to place a miss
 BUCKETS = ((11, 30), (31, 100), (101, DEPTH))
+SWEPT = ("0.8,0.2", "0.7,0.3", "0.65,0.35", "0.6,0.4")  # the defaults first, then these
 
 
 def lexical_ranks(library: Library, name: str, queries: list[dict]) -> list[tuple[list[int], int]]:
@@ -102,7 +103,7 @@ def main() -> None:
     parser.add_argument(
         "--weights",
         nargs="+",
-        default=[f"{LEXICAL_WEIGHT},{EMBEDDING_WEIGHT}", "0.7,0.3", "0.65,0.35", "0.6,0.4"],
+        default=list(dict.fromkeys([f"{LEXICAL_WEIGHT},{EMBEDDING_WEIGHT}", *SWEPT])),
     )
     args = parser.parse_args()
     names = [n for n in args.corpora.split(",") if n]

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from pinax.errors import InvalidArgs
-from pinax.library import Library, index_state
+from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library, index_state
 from pinax.manifest import Heading, Manifest, Page
 from pinax.search import index_cache, semantic
 from pinax.tools import Tools
@@ -142,9 +142,9 @@ def test_meaning_reorders_candidates_and_names_the_heading(tmp_path: Path) -> No
     assert "embedding" not in words[0]["explain"]
     for row in both:
         parts = row["explain"]
-        blended = (0.8 * parts["lexical"] + 0.2 * parts["embedding"]) / 1.0
-        assert row["score"] == pytest.approx(blended, abs=1e-3)
-        assert parts["weights"] == {"lexical": 0.8, "embedding": 0.2}
+        blended = LEXICAL_WEIGHT * parts["lexical"] + EMBEDDING_WEIGHT * parts["embedding"]
+        assert row["score"] == pytest.approx(blended, abs=1e-3)  # the defaults add up to 1
+        assert parts["weights"] == {"lexical": LEXICAL_WEIGHT, "embedding": EMBEDDING_WEIGHT}
     meaning = tools.search_pages("email", lexical_weight=0, embedding_weight=1)["results"]
     scores = [r["score"] for r in meaning]
     assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
@@ -152,6 +152,23 @@ def test_meaning_reorders_candidates_and_names_the_heading(tmp_path: Path) -> No
     named = tools.search_pages("cache versions")["results"][0]
     assert (named["title"], named.get("heading")) == ("Caching framework", "Cache versioning")
     assert named["anchor"] == "cache-versioning"
+
+
+def test_meaning_reads_the_query_as_words_corrected_it() -> None:
+    """A misspelt word is embedded as the word search corrected it to, not as typed."""
+    library = Library([example()])
+    typed = library.search("cachng framwork", 3, explain=True)
+    assert typed.also_matched == {"cachng": ["caching"], "framwork": ["framework"]}
+    clean = library.search("caching framework", 3, explain=True)
+    assert typed.hits[0].title == clean.hits[0].title == "Caching framework"
+    assert typed.hits[0].explain["embedding"] == clean.hits[0].explain["embedding"]
+    corrected = semantic.query_vector(
+        "cachng framwork", {"cachng": "caching", "framwork": "framework"}
+    )
+    as_typed = semantic.query_vector("cachng framwork")
+    assert corrected is not None and as_typed is not None
+    assert np.allclose(corrected, semantic.query_vector("caching framework"))
+    assert not np.allclose(corrected, as_typed)
 
 
 @pytest.mark.parametrize(
@@ -207,7 +224,7 @@ def test_the_cli_takes_the_weights(tmp_path: Path) -> None:
     )
     assert json.loads(words.stdout)["results"] == []
     explained = pinax("search", "--docs", path, *cache, "--explain", "email")
-    assert "meaning" in explained.stdout and "x0.2" in explained.stdout
+    assert "meaning" in explained.stdout and f"x{EMBEDDING_WEIGHT}" in explained.stdout
     bad = pinax("search", "--docs", path, *cache, "--lexical-weight", "2", "email")
     assert bad.returncode == 2 and "--lexical-weight must be between 0 and 1" in bad.stderr
     off = pinax("serve", "--docs", path, *cache, "--lexical-weight", "0", "--embedding-weight", "0")

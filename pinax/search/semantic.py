@@ -24,7 +24,7 @@ import json
 import logging
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -231,11 +231,18 @@ def forget() -> None:
         _loaded.clear()
 
 
-def query_vector(query: str) -> np.ndarray | None:
-    """A query's unit vector, or None when there is no model or the query has no token."""
+def query_vector(query: str, corrected: Mapping[str, str] | None = None) -> np.ndarray | None:
+    """A query's unit vector, or None when there is no model or the query has no token.
+
+    `corrected` maps a typed word (lower case) the index lacks to the known word search
+    corrected it to: the vector is of the query as search understood it. A misspelt word's
+    tokens are pieces of nothing ("serker renderinv" is near no title), and they pulled
+    pages whose words did match below pages close in meaning to noise."""
     loaded = model()
     if loaded is None:
         return None
+    if corrected:
+        query = " ".join(corrected.get(word.lower(), word) for word in query.split())
     vector = loaded.embed_one(query)
     return vector if vector.any() else None
 

@@ -1,0 +1,163 @@
+"""How far meaning can lift search: where the misses sit, what any re-rank could reach at
+best, and the blend's weights chosen on one half of each DEV set and checked on the other.
+
+    python bench/tune_semantic.py                       # the four barred DEV sets
+    python bench/tune_semantic.py --corpora react,mdn --weights 0.8,0.2 0.65,0.35
+
+Every corpus is loaded with its shared outlines joined (as bench/eval_semantic.py does).
+
+1. Misses: the DEV queries words alone (embedding_weight 0) miss in the top 10, by where the
+   expected page sits in the lexical ranking (11-30, 31-100, 101-300, not in the top 300).
+   Re-ranking a pool of N lexical candidates can only bring in the first kind (N = 30).
+2. Ceilings: recall@10 if every query that one of two top-10 lists finds were found, the
+   lexical top 10 beside (a) the 10 pages of the lexical top 30 or 100 closest in meaning (the
+   best re-rank of that pool, at best), (b) the 10 closest of all pages (a dense candidate set
+   over every title and heading, exact). No blend of the two lists beats its ceiling.
+3. Weights: recall@10 and MRR@10 with each (lexical, embedding) weight pair beside
+   embedding_weight 0, on the even rows and the odd rows of each DEV set and on its typo set,
+   through `Library.search` itself. Choose on the even half; the odd half says how well the
+   choice holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.eval_search import first_rank, rows  # noqa: E402
+from bench.eval_sections import outlined_manifest  # noqa: E402
+from bench.eval_semantic import BARRED  # noqa: E402
+from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library  # noqa: E402
+from pinax.search import query_vector  # noqa: E402
+
+DEPTH = 300  # lexical candidates looked at to place a miss
+BUCKETS = ((11, 30), (31, 100), (101, DEPTH))
+SWEPT = ("0.8,0.2", "0.7,0.3", "0.65,0.35", "0.6,0.4")  # the defaults first, then these
+
+
+def lexical_ranks(library: Library, name: str, queries: list[dict]) -> list[tuple[list[int], int]]:
+    """Per query: the lexical ranking (page numbers, best first, up to `DEPTH`) and the rank
+    (1-based) of its first expected page in it, or 0 when it is not there."""
+    docs = library.get(name)
+    out = []
+    for row in queries:
+        ranked = docs.index.run(docs.index.plan(row["query"]), DEPTH)
+        expected = {docs.pages.find(url) for url in row["expected"]}
+        rank = next((at + 1 for at, doc in enumerate(ranked.docs) if doc in expected), 0)
+        out.append((ranked.docs, rank))
+    return out
+
+
+def misses(ranks: list[tuple[list[int], int]]) -> str:
+    """How many queries words alone miss in the top 10, by where the expected page sits."""
+    counts = [sum(lo <= rank <= hi for _, rank in ranks) for lo, hi in BUCKETS]
+    missing = sum(rank == 0 for _, rank in ranks)
+    found = sum(1 <= rank <= 10 for _, rank in ranks)
+    return f"{found} | " + " | ".join(map(str, counts)) + f" | {missing}"
+
+
+def ceilings(library: Library, name: str, queries: list[dict], ranks) -> list[float]:
+    """Recall@10 of the union of the lexical top 10 with the 10 closest in meaning among the
+    lexical top 30, top 100, and all pages (see the module's docstring)."""
+    docs = library.get(name)
+    vectors = docs.index.vectors
+    everything = list(range(len(docs.pages)))
+    found = [0, 0, 0, 0]
+    for row, (ranking, _) in zip(queries, ranks, strict=True):
+        expected = {docs.pages.find(url) for url in row["expected"]}
+        vector = query_vector(row["query"])
+        lexical = set(ranking[:10])
+        found[0] += bool(expected & lexical)
+        if vector is None or vectors is None:
+            continue
+        for slot, pool in ((1, ranking[:30]), (2, ranking[:100]), (3, everything)):
+            if not pool:
+                continue
+            scores = np.asarray(vectors.score(vector, pool)[0])
+            closest = {pool[at] for at in np.argsort(-scores, kind="stable")[:10].tolist()}
+            found[slot] += bool(expected & (lexical | closest))
+    return [f / max(1, len(queries)) for f in found]
+
+
+def measure(library: Library, name: str, queries: list[dict], weights: tuple[float, float]):
+    """(recall@10, MRR@10)."""
+    found = mrr = 0.0
+    for row in queries:
+        hits = library.search(row["query"], 10, name, False, *weights).hits
+        rank = first_rank([h.url for h in hits], row["expected"])
+        found += rank is not None
+        mrr += 1 / rank if rank else 0.0
+    return found / max(1, len(queries)), mrr / max(1, len(queries))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpora", default=",".join(BARRED))
+    parser.add_argument(
+        "--weights",
+        nargs="+",
+        default=list(dict.fromkeys([f"{LEXICAL_WEIGHT},{EMBEDDING_WEIGHT}", *SWEPT])),
+    )
+    args = parser.parse_args()
+    names = [n for n in args.corpora.split(",") if n]
+    started = time.perf_counter()
+    libraries = {name: Library([outlined_manifest(name)]) for name in names}
+    print("## 1. Where the expected page sits in the lexical ranking (clean DEV sets)\n")
+    print("| corpus | n | top 10 | 11-30 | 31-100 | 101-300 | not in top 300 |")
+    print("|---|---|---|---|---|---|---|")
+    placed = {}
+    for name in names:
+        queries = rows(name)
+        placed[name] = lexical_ranks(libraries[name], name, queries)
+        print(f"| {name} | {len(queries)} | {misses(placed[name])} |", flush=True)
+    print("\n## 2. Recall@10 ceilings: lexical top 10 united with the 10 closest in meaning\n")
+    print("| corpus | words alone | + closest of lexical top 30 | + of top 100 | + of all pages |")
+    print("|---|---|---|---|---|")
+    gains = []
+    for name in names:
+        found = ceilings(libraries[name], name, rows(name), placed[name])
+        gains.append([f - found[0] for f in found[1:]])
+        cells = " | ".join(f"{f:.3f} ({f - found[0]:+.3f})" for f in found[1:])
+        print(f"| {name} | {found[0]:.3f} | {cells} |", flush=True)
+    mean = np.mean(gains, axis=0)
+    print(f"\nMean ceiling gain: {mean[0]:+.3f} / {mean[1]:+.3f} / {mean[2]:+.3f}")
+    print("\n## 3. Weights (lexical,embedding) against embedding_weight 0: even | odd | typo\n")
+    print("| weights | corpus | even R@10 | even MRR@10 | odd R@10 | odd MRR@10 | typo R@10 |")
+    print("|---|---|---|---|---|---|---|")
+    words_only = (1.0, 0.0)
+    base = {}
+    for name in names:
+        clean, typo = rows(name), rows(name, typo=True)
+        sets = (clean[0::2], clean[1::2], typo)
+        base[name] = [measure(libraries[name], name, s, words_only) for s in sets]
+    for text in args.weights:
+        weights = tuple(float(x) for x in text.split(","))
+        deltas = []
+        for name in names:
+            clean, typo = rows(name), rows(name, typo=True)
+            sets = (clean[0::2], clean[1::2], typo)
+            got = [measure(libraries[name], name, s, weights) for s in sets]
+            delta = [got[i][j] - base[name][i][j] for i, j in ((0, 0), (0, 1), (1, 0), (1, 1))]
+            delta.append(got[2][0] - base[name][2][0])
+            deltas.append(delta)
+            print(f"| {text} | {name} | " + " | ".join(f"{d:+.3f}" for d in delta) + " |")
+        average = np.mean(deltas, axis=0)
+        worst = np.min(deltas, axis=0)
+        print(
+            f"| {text} | mean (worst) | "
+            + " | ".join(f"{a:+.4f} ({w:+.3f})" for a, w in zip(average, worst, strict=True))
+            + " |",
+            flush=True,
+        )
+    print(f"\n({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

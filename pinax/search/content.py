@@ -47,6 +47,7 @@ MAX_PAGE_TEXT = 1 << 24  # bytes of one page's text, decompressed at most
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
 FORMAT = 3
+CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target (text stays)
 _ICON = re.compile(r":[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:")  # an icon's short code (:octicons-x-24:)
@@ -92,7 +93,8 @@ class ContentIndex:
         self.headings = Strings(arrays["content_heading_data"], arrays["content_heading_offsets"])
         self._idf = arrays["content_idf"]
         self._post_start = arrays["content_post_start"]
-        self._post_section = arrays["content_post_section"]
+        self._post_section = arrays["content_post_section"]  # (see `section_ids`)
+        self._packed = self._post_section.dtype == np.uint8  # three bytes a section
         self._post_level = arrays["content_post_level"]
         self._quantum = arrays["content_term_quantum"]
         self._section_page = arrays["content_section_page"]
@@ -100,7 +102,11 @@ class ContentIndex:
         self._section_offset = arrays["content_section_offset"]
         self._page_doc = arrays["content_page_doc"]
         self._page_first = arrays["content_page_first"]
-        self._fetched = arrays["content_page_fetched"]
+        self._fetched = Strings(arrays["content_fetched_data"], arrays["content_fetched_offsets"])
+        self._strings = [
+            (arrays[f"content_{name}_data"], arrays[f"content_{name}_offsets"])
+            for name in ("terms", "heading", "fetched")
+        ]
         self._blob_start = arrays["content_blob_start"]
         self._blob = arrays["content_blob"]
         self.sections = len(self._section_page)
@@ -116,7 +122,7 @@ class ContentIndex:
     def check(self, pages: int, headings: int) -> None:
         """ValueError unless every number points inside its array (an index read from the
         untrusted cache folder is checked once, whole, before any search reads it)."""
-        sections, postings = self.sections, len(self._post_section)
+        sections, postings = self.sections, len(self._post_level)
 
         def within(values: np.ndarray, low: int, high: int) -> bool:
             return not len(values) or (int(values.min()) >= low and int(values.max()) < high)
@@ -129,10 +135,19 @@ class ContentIndex:
                 and bool(np.all(np.diff(values) >= 0))
             )
 
+        posted = (
+            rising(self._post_start, postings)
+            and self._post_section.ndim == 1
+            and len(self._post_section) == (3 * postings + 1 if self._packed else postings)
+        )
         checks = {
-            "postings": rising(self._post_start, postings) and len(self._post_level) == postings,
+            "postings": posted,
             "terms": len(self._prefix) == len(self._idf) and self._prefix.dtype.kind == "S",
-            "posted sections": within(self._post_section, 0, sections),
+            "posted sections": posted
+            and all(
+                within(self._posted(start, min(start + CHECKED, postings)), 0, sections)
+                for start in range(0, postings, CHECKED)
+            ),
             "section pages": within(self._section_page, 0, pages),
             "section headings": within(self._section_heading, -1, headings),
             "page sections": rising(self._page_first, sections)
@@ -143,6 +158,7 @@ class ContentIndex:
             and len(self._fetched) == self.pages,
             "section offsets": len(self._section_offset) == sections
             and len(self.headings) == sections,
+            "strings": all(_strings_sound(data, offsets) for data, offsets in self._strings),
         }
         broken = [name for name, ok in checks.items() if not ok]
         if broken:
@@ -165,7 +181,7 @@ class ContentIndex:
                 continue
             start = int(self._post_start[term])
             end = min(int(self._post_start[term + 1]), start + POSTINGS_READ)
-            sections = self._post_section[start:end]
+            sections = self._posted(start, end)
             step = np.float32(weight * float(self._quantum[term]))
             scores[sections] += self._post_level[start:end] * step
             touched.append(sections)
@@ -191,6 +207,16 @@ class ContentIndex:
             for i in first
         ]
 
+    def _posted(self, start: int, end: int) -> np.ndarray:
+        """The section numbers of postings `start` to `end`: three bytes each read as a
+        four-byte number (a strided view, no copy) less its top byte, where packed."""
+        if not self._packed:
+            return self._post_section[start:end]
+        view = np.ndarray(
+            (end - start,), dtype="<u4", buffer=self._post_section, offset=3 * start, strides=(3,)
+        )
+        return view & 0xFFFFFF
+
     def _term(self, text: str) -> int:
         head = text.encode()[:8]
         low = int(np.searchsorted(self._prefix, head, "left"))
@@ -212,8 +238,7 @@ class ContentIndex:
         return number, (text or None) if number < 0 else None
 
     def fetched_at(self, section: int) -> str | None:
-        value = self._fetched[self._page_of_section(section)]
-        return value.decode() or None
+        return self._fetched[self._page_of_section(section)] or None
 
     def text(self, section: int, limit: int = 1 << 24) -> str:
         """A section's plain text (its first `limit` bytes)."""
@@ -249,6 +274,25 @@ class ContentIndex:
 
     def _page_of_section(self, section: int) -> int:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
+
+
+def _strings_sound(data: np.ndarray, offsets: np.ndarray) -> bool:
+    """Whether a column of strings reads whole: offsets rising from 0 to the end of UTF-8
+    data, each at the start of a character."""
+    if data.dtype != np.uint8 or data.ndim != 1 or offsets.dtype.kind != "u":
+        return False
+    if not len(offsets) or offsets[0] != 0 or offsets[-1] != len(data):
+        return False
+    if np.any(np.diff(offsets.astype(np.int64)) < 0):
+        return False
+    starts = offsets[:-1][offsets[:-1] < len(data)]
+    if np.any((data[starts] & 0xC0) == 0x80):  # a continuation byte
+        return False
+    try:
+        memoryview(data).tobytes().decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def query_terms(query: str) -> dict[str, float]:

@@ -243,11 +243,12 @@ class _Builder:
         # a query term's few candidates are found by one search in C.
         arrays["content_term_prefix"] = np.array([text.encode()[:8] for text in texts], dtype="S8")
         arrays.update(Strings.arrays(self.headings, "content_heading"))
+        arrays.update(Strings.arrays(self.fetched, "content_fetched"))
         arrays.update(
             {
                 "content_idf": term_idf,
                 "content_post_start": post_start,
-                "content_post_section": section[order].astype(_index_type(size)),
+                "content_post_section": section_ids(section[order], size),
                 "content_post_level": levels,
                 "content_term_quantum": (term_max / 255).astype(np.float32),
                 "content_section_page": np.array(self.section_page, dtype=np.int32),
@@ -257,7 +258,6 @@ class _Builder:
                 ),
                 "content_page_doc": np.array(self.page_doc, dtype=np.int32),
                 "content_page_first": np.array([*self.page_first, size], dtype=np.int64),
-                "content_page_fetched": _strings_array(self.fetched),
             }
         )
         blob_start = np.zeros(len(self.blobs) + 1, dtype=np.int64)
@@ -281,13 +281,18 @@ def _by_term_and_level(term: np.ndarray, levels: np.ndarray, terms: int) -> np.n
     return order
 
 
-def _index_type(count: int) -> type[np.integer]:
-    """The narrowest type that numbers `count` things (postings are most of the index)."""
-    return np.uint16 if count <= 1 << 16 else np.int32
-
-
-def _strings_array(values: list[str]) -> np.ndarray:
-    return np.array(values, dtype="S40") if values else np.zeros(0, dtype="S40")
+def section_ids(ids: np.ndarray, count: int) -> np.ndarray:
+    """Posted section numbers (most of the index) in the fewest bytes that number `count`
+    sections: 2, 3 (little-endian bytes, one spare at the end, read by `packed_ids`) or 4."""
+    if count <= 1 << 16:
+        return ids.astype(np.uint16)
+    if count > 1 << 24:
+        return ids.astype(np.int32)
+    packed = np.zeros(3 * len(ids) + 1, dtype=np.uint8)
+    wide = ids.astype("<u4").view(np.uint8).reshape(-1, 4)
+    for byte in range(3):
+        packed[byte:-1:3] = wide[:, byte]
+    return packed
 
 
 # -- one batch's text work (in a worker process, or here) -------------------------------------
@@ -366,9 +371,12 @@ def _counted(texts: list[str], blobs: list[bytes], offsets: np.ndarray) -> Analy
     # (part of an identifier) counts 0.5.
     keys = np.sort((owner << 33) | (stem_of_word[at] << 1) | halves)
     pairs = keys >> 1
-    starts = np.flatnonzero(np.concatenate([[True], pairs[1:] != pairs[:-1]]))
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = pairs[1:] != pairs[:-1]
+    starts = np.flatnonzero(first)
     sizes = np.diff(np.append(starts, len(keys)))
-    tf = (sizes - 0.5 * np.add.reduceat(keys & 1, starts)).astype(np.float32)
+    halves_in = np.add.reduceat(keys & 1, starts) if len(keys) else np.zeros(0, np.int64)
+    tf = (sizes - 0.5 * halves_in).astype(np.float32)
     pairs = pairs[starts]
     lengths = np.bincount(owner, weights=np.where(halves, 0.5, 1.0), minlength=len(texts))
     return Analysed(

@@ -160,3 +160,17 @@ def test_tampered_strings_in_a_kept_index_are_rebuilt(tmp_path: Path, name: str)
     again = loaded(manifest, tmp_path / "cache")
     assert again.search("blank widget needs a size", 3).hits[0].heading == "Troubleshooting"
     assert kept.read_bytes() == sound  # rebuilt, the same
+
+
+def test_a_sections_text_reads_the_page_no_further_than_needed(tmp_path: Path) -> None:
+    from pinax.search.content import plain
+
+    given = table(tmp_path, 20)
+    index = ContentIndex(build(pages(20), given, workers=0).arrays)
+    expected = [plain(s.text) for page in pages(20) for s in page.sections]
+    for section in [0, 1, 2, 0, 3, 5, 4]:  # a lead first (the page's start), then the rest
+        assert index.text(section) == expected[section]
+    assert all(whole for _, whole in index._recent.values())
+    fresh = ContentIndex(build(pages(20), given, workers=0).arrays)
+    assert fresh.text(0) == expected[0] and not fresh._recent[0][1]  # the start only, so far
+    assert fresh.text(1) == expected[1] and fresh._recent[0][1]

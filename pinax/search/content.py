@@ -47,6 +47,7 @@ MAX_PAGE_TEXT = 1 << 24  # bytes of one page's text, decompressed at most
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
 FORMAT = 3
+KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
 CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target (text stays)
@@ -116,7 +117,9 @@ class ContentIndex:
             raise ValueError("content arrays of different lengths")
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._recent: OrderedDict[int, bytes] = OrderedDict()  # page -> its text
+        self._known: dict[str, int] = {}  # stem -> term number (see `_term`)
+        self._unknown_idf = float(idf(0.0, self.sections))
+        self._recent: OrderedDict[int, tuple[bytes, bool]] = OrderedDict()  # page -> text, whole?
         self._recent_bytes = 0
 
     def check(self, pages: int, headings: int) -> None:
@@ -169,20 +172,19 @@ class ContentIndex:
         weights = query_terms(query)
         if not weights or not self.sections:
             return []
-        found = [(self._term(text), weight) for text, weight in weights.items()]
-        reference = sum(
-            weight * (float(self._idf[term]) if term >= 0 else float(idf(0.0, self.sections)))
-            for term, weight in found
-        )
+        reference = 0.0
         scores = self._scratch()
         touched = []
-        for term, weight in found:
+        for text, weight in weights.items():
+            term = self._term(text)
             if term < 0:
+                reference += weight * self._unknown_idf
                 continue
-            start = int(self._post_start[term])
-            end = min(int(self._post_start[term + 1]), start + POSTINGS_READ)
+            reference += weight * self._idf.item(term)
+            start = self._post_start.item(term)
+            end = min(self._post_start.item(term + 1), start + POSTINGS_READ)
             sections = self._posted(start, end)
-            step = np.float32(weight * float(self._quantum[term]))
+            step = np.float32(weight * self._quantum.item(term))
             scores[sections] += self._post_level[start:end] * step
             touched.append(sections)
         if not touched:
@@ -218,11 +220,19 @@ class ContentIndex:
         return view & 0xFFFFFF
 
     def _term(self, text: str) -> int:
+        """A stem's term number (-1: none), remembered: questions share most words."""
+        known = self._known.get(text)
+        if known is not None:
+            return known
         head = text.encode()[:8]
         low = int(np.searchsorted(self._prefix, head, "left"))
         high = int(np.searchsorted(self._prefix, head, "right"))
         at = bisect_left(self.terms, text, low, high)
-        return at if at < high and self.terms[at] == text else -1
+        found = at if at < high and self.terms[at] == text else -1
+        if len(self._known) >= KNOWN_TERMS:
+            self._known.clear()
+        self._known[text] = found
+        return found
 
     def _scratch(self) -> np.ndarray:
         scores = getattr(self._local, "scores", None)
@@ -250,24 +260,30 @@ class ContentIndex:
         return self._page_text(page, end)[start:end].decode(errors="replace")
 
     def _page_text(self, page: int, end: int) -> bytes:
-        """A page's text up to `end` bytes. Recent pages are kept decompressed (a few MB):
-        an agent's searches keep finding the same pages."""
+        """A page's text, at least its first `end` bytes: decompressed no further than that
+        (a snippet of the lead section reads the page's start only). Recent pages are kept
+        decompressed (a few MB): an agent's searches keep finding the same pages."""
         with self._lock:
             kept = self._recent.get(page)
-            if kept is not None:
+            if kept is not None and (kept[1] or len(kept[0]) >= end):
                 self._recent.move_to_end(page)
-                return kept
+                return kept[0]
         blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
+        reader = zlib.decompressobj()
         try:
-            whole = zlib.decompressobj().decompress(blob, MAX_PAGE_TEXT)  # never more
+            text = reader.decompress(blob, min(end, MAX_PAGE_TEXT))  # never more
         except zlib.error:
             return b""  # a damaged store: no text rather than an error
+        whole = reader.eof or len(text) >= MAX_PAGE_TEXT
         with self._lock:
-            self._recent[page] = whole
-            self._recent_bytes += len(whole)
+            before = self._recent.pop(page, None)
+            if before is not None:
+                self._recent_bytes -= len(before[0])
+            self._recent[page] = (text, whole)
+            self._recent_bytes += len(text)
             while self._recent_bytes > RECENT_TEXT_BYTES and len(self._recent) > 1:
-                self._recent_bytes -= len(self._recent.popitem(last=False)[1])
-        return whole
+                self._recent_bytes -= len(self._recent.popitem(last=False)[1][0])
+        return text
 
     def snippet(self, section: int, query: str) -> str:
         return snippet(self.text(section, SNIPPET_SCAN), query)

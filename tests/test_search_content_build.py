@@ -117,8 +117,15 @@ def test_a_term_keeps_only_the_postings_a_query_reads(
     capped = ContentIndex(capped_arrays)
     assert np.array_equal(capped._idf, full._idf)  # idf from every section, kept or not
     monkeypatch.setattr("pinax.search.content.POSTINGS_READ", 20)
+    monkeypatch.setattr("pinax.search.content.LEAST_READ", 5)
     for query in ("widget mount size", "render twice in dev", "proxy padding cells"):
         assert capped.search(query, 5) == full.search(query, 5)
+    # A short query's reach: a share of the postings, as an index keeping only those would.
+    monkeypatch.setattr(content_build, "POSTINGS_READ", 5)
+    fewer = ContentIndex(build(pages(200), given, workers=0).arrays)
+    for query in ("widget mount size", "render twice in dev", "proxy padding cells"):
+        assert capped.search(query, 5, reach=0.25) == fewer.search(query, 5)
+        assert capped.search(query, 5, reach=0.0) == fewer.search(query, 5)  # the least
 
 
 def test_section_numbers_in_three_bytes_read_back_and_are_checked(tmp_path: Path) -> None:

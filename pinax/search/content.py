@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 K1 = 1.2
 B = 0.75
 POSTINGS_READ = 8192  # a term's strongest sections read per query
+LEAST_READ = 1024  # ... at the least, however short the query
 SECTIONS_RANKED = 1000  # best sections turned into pages
 SNIPPET = 240  # characters
 SNIPPET_SCAN = 8192  # bytes of a section looked through for a snippet
@@ -167,8 +168,11 @@ class ContentIndex:
         if broken:
             raise ValueError(f"content index inconsistent: {', '.join(broken)}")
 
-    def search(self, query: str, limit: int) -> list[ContentHit]:
-        """The best `limit` pages by their best section, best first."""
+    def search(self, query: str, limit: int, reach: float = 1.0) -> list[ContentHit]:
+        """The best `limit` pages by their best section, best first. With a `reach` under 1
+        (a short query, where content counts for little beside titles), each word reads
+        that share of its `POSTINGS_READ` strongest sections (at least `LEAST_READ`)."""
+        read = max(LEAST_READ, int(POSTINGS_READ * min(max(reach, 0.0), 1.0)))
         weights = query_terms(query)
         if not weights or not self.sections:
             return []
@@ -182,7 +186,7 @@ class ContentIndex:
                 continue
             reference += weight * self._idf.item(term)
             start = self._post_start.item(term)
-            end = min(self._post_start.item(term + 1), start + POSTINGS_READ)
+            end = min(self._post_start.item(term + 1), start + read)
             sections = self._posted(start, end)
             step = np.float32(weight * self._quantum.item(term))
             scores[sections] += self._post_level[start:end] * step

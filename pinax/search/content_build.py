@@ -98,6 +98,7 @@ class _Builder:
         self.pending: deque[tuple[list[Page], Future[Analysed] | None]] = deque()
         self.result = Built({})
         self.seen: set[int] = set()
+        self.urls: dict[str, int] | None = None  # URL -> page number
         self.stems: dict[str, int] = {}  # stem -> term
         self.batch: list[Page] = []
         self.batch_sections = 0
@@ -114,9 +115,13 @@ class _Builder:
         self.fetched: list[str] = []
 
     def add(self, page: PageText) -> None:
-        doc = self.table.find(page.url)
-        if doc < 0:
-            doc = self.table.find(page.url.rstrip("/") + "/") if page.url[-1:] != "/" else -1
+        if self.urls is None:  # one look at every URL, not a search of them per page
+            self.urls = {}
+            for doc in range(len(self.table)):
+                self.urls.setdefault(self.table.url(doc), doc)
+        doc = self.urls.get(page.url, -1)
+        if doc < 0 and page.url[-1:] != "/":
+            doc = self.urls.get(page.url.rstrip("/") + "/", -1)
         if doc < 0 or doc in self.seen:
             self.result.skipped_pages += 1
             return

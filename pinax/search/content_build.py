@@ -35,7 +35,7 @@ log = logging.getLogger("pinax.content")
 BATCH = 20_000  # sections analysed at a time
 WORKERS = 2  # processes analysing batches of a large input (at most; 0: none)
 IN_FLIGHT = 2  # batches queued per worker (bounds the memory a build holds)
-ZLIB_LEVEL = 6
+ZLIB_LEVEL = 4  # a page's text: 3% larger than at 6, in two thirds of the time
 _BREAK = "\x01"  # between sections cut into words together
 # ASCII characters of chunks (and the break) kept, every other byte a space.
 _CHUNK_BYTES = bytes(
@@ -344,16 +344,21 @@ def _counted(texts: list[str], blobs: list[bytes], offsets: np.ndarray) -> Analy
     """The (section, stem, weighted count) triples of the texts (see `pinax.search.tokens`:
     the same chunks, words, weights and stems as a query's)."""
     pieces, order = _pieces(texts)
-    distinct = dict.fromkeys(pieces)
-    for number, piece in enumerate(distinct):
-        distinct[piece] = number
-    which = np.fromiter(map(distinct.__getitem__, pieces), dtype=np.int64, count=len(pieces))
-    del pieces
+    # Each piece numbered by its first place (one pass in C), then the distinct ones 0, 1, ...
+    distinct: dict[str, int] = {}
+    first = np.fromiter(
+        map(distinct.setdefault, pieces, range(len(pieces))), dtype=np.int64, count=len(pieces)
+    )
+    firsts = np.flatnonzero(first == np.arange(len(pieces)))
+    number = np.empty(len(pieces), dtype=np.int64)
+    number[firsts] = np.arange(len(firsts))
+    which = number[first]
+    del pieces, first, number
     # The text of each piece: breaks between texts counted (a break has no words).
-    owner_of_piece = order[np.cumsum(which == distinct.get(_BREAK, -1))]
+    owner_of_piece = order[np.cumsum(which == _number(distinct, _BREAK, firsts))]
     # Each distinct piece's chunks (a piece with a separator at its ends or two in a row is
     # several, or none), then the chunks' words.
-    kinds = list(distinct)
+    kinds = list(distinct)  # in order of first place
     del distinct
     simple = np.fromiter(map(str.isalnum, kinds), dtype=bool, count=len(kinds))
     chunk_lists = [[k] if s else CHUNK.findall(k) for k, s in zip(kinds, simple, strict=True)]
@@ -393,6 +398,13 @@ def _counted(texts: list[str], blobs: list[bytes], offsets: np.ndarray) -> Analy
         tf,
         lengths,
     )
+
+
+def _number(distinct: dict[str, int], piece: str, firsts: np.ndarray) -> int:
+    """The distinct number of `piece` (-1: not there), given where each distinct piece is
+    first (`distinct` maps a piece to its first place)."""
+    place = distinct.get(piece)
+    return -1 if place is None else int(np.searchsorted(firsts, place))
 
 
 def _pieces(texts: list[str]) -> tuple[list[str], np.ndarray]:

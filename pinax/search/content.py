@@ -189,7 +189,7 @@ class ContentIndex:
             end = min(self._post_start.item(term + 1), start + read)
             sections = self._posted(start, end)
             step = np.float32(weight * self._quantum.item(term))
-            scores[sections] += self._post_level[start:end] * step
+            np.add.at(scores, sections, self._post_level[start:end] * step)  # (numbers unique)
             touched.append(sections)
         if not touched:
             return []
@@ -197,7 +197,8 @@ class ContentIndex:
         raw = scores[every]
         scores[every] = 0.0
         if len(every) > SECTIONS_RANKED:  # a section read for several terms is there twice
-            best = np.argpartition(-raw, SECTIONS_RANKED)[:SECTIONS_RANKED]
+            cut = len(raw) - SECTIONS_RANKED  # the best and any tied with the last of them
+            best = np.flatnonzero(raw >= np.partition(raw, cut)[cut])
             every, raw = every[best], raw[best]
         order = np.lexsort((every, -raw))
         sections, raw = every[order], raw[order]

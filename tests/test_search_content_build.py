@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pinax.content import PageText, Section
-from pinax.search import content_build
+from pinax.search import content_build, content_workers
 from pinax.search.content import ContentIndex
 from pinax.search.content_build import _counted, build, section_ids
 from pinax.search.store import load, save
@@ -98,12 +98,31 @@ def test_worker_processes_build_the_same_arrays(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(content_build, "BATCH", 100)  # 8 batches: workers from the second on
+    sent = []
+    submit = content_workers.Workers.submit
+    monkeypatch.setattr(
+        content_workers.Workers, "submit", lambda self, item: sent.append(1) or submit(self, item)
+    )
     given = table(tmp_path, 400)
     alone = build(pages(400), given, workers=0).arrays
     shared = build(pages(400), given, workers=2).arrays
+    assert len(sent) == 7
     assert alone.keys() == shared.keys()
     for name, array in alone.items():
         assert array.dtype == shared[name].dtype and np.array_equal(array, shared[name]), name
+
+
+def test_workers_that_die_cost_the_build_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(content_build, "BATCH", 100)
+    monkeypatch.setattr(content_workers, "COMMAND", ("-c", "import sys; sys.exit(3)"))
+    given = table(tmp_path, 400)
+    alone = build(pages(400), given, workers=0).arrays
+    shared = build(pages(400), given, workers=2).arrays
+    for name, array in alone.items():
+        assert np.array_equal(array, shared[name]), name
+    assert "without workers" in caplog.text
 
 
 def test_a_term_keeps_only_the_postings_a_query_reads(

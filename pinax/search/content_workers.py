@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 _LENGTH = struct.Struct("<Q")
+COMMAND = ("-P", "-m", "pinax.search.content_workers")  # after the interpreter
 
 
 class WorkerError(Exception):
@@ -41,7 +42,7 @@ class Workers:
             for _ in range(count):
                 self._processes.append(
                     subprocess.Popen(
-                        [sys.executable, "-P", "-m", "pinax.search.content_workers"],
+                        [sys.executable, *COMMAND],
                         stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE,
                         env=env,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import re
 import threading
 import zlib
 from collections import deque
@@ -28,7 +29,7 @@ from pinax.search.content import K1, POSTINGS_READ, B, plain
 from pinax.search.content_workers import WorkerError, Workers
 from pinax.search.indexing import idf, ragged
 from pinax.search.pagetable import PageTable, Strings
-from pinax.search.tokens import _POSSESSIVE, CHUNK, STOP_WORDS, chunks, split_chunks, stemmer
+from pinax.search.tokens import CHUNK, STOP_WORDS, chunks, split_chunks, stemmer
 
 log = logging.getLogger("pinax.content")
 
@@ -42,6 +43,7 @@ _CHUNK_BYTES = bytes(
     c if chr(c).isalnum() or chr(c) in "._-/:" + _BREAK else 32 for c in range(128)
 ) + bytes([32] * 128)
 
+_ASCII_POSSESSIVE = re.compile(r"'s\b")  # `pinax.search.tokens`' possessive, in ASCII text
 Page = tuple[str, tuple[str, ...], tuple[str, ...]]  # title, headings, texts (the lead first)
 
 
@@ -126,14 +128,19 @@ class _Builder:
             self.result.skipped_pages += 1
             return
         self.seen.add(doc)
-        outline = self.table.outline(doc)
         start = self.table.outline_start.item(doc)
+        headed = self.table.outline_start.item(doc + 1) - start  # the outline's headings
         sections = page.sections
-        matched = len(sections) == len(outline) + 1 and all(
-            s.level == h.level and s.heading == h.title
-            for s, h in zip(sections[1:], outline, strict=True)
+        matched = (
+            len(sections) == headed + 1
+            and all(  # (headings read only to compare)
+                s.level == h.level and s.heading == h.title
+                for s, h in zip(
+                    sections[1:], map(self.table.heading, range(start, start + headed)), strict=True
+                )
+            )
         )
-        if outline and not matched:  # (a page without an outline has only its own headings)
+        if headed and not matched:  # (a page without an outline has only its own headings)
             self.result.unmatched_sections += len(sections) - 1
         title = self.table.title(doc)
         self.page_doc.append(doc)
@@ -419,8 +426,8 @@ def _pieces(texts: list[str]) -> tuple[list[str], np.ndarray]:
         joined = f" {_BREAK} ".join([texts[i] for i in ascii_texts])
         if joined.count(_BREAK) != len(ascii_texts) - 1:  # the break in a text: a space there
             joined = f" {_BREAK} ".join([texts[i].replace(_BREAK, " ") for i in ascii_texts])
-        if "'" in joined:
-            joined = _POSSESSIVE.sub("", joined)
+        if "'" in joined:  # (ASCII: only this apostrophe; a literal first is found fast)
+            joined = _ASCII_POSSESSIVE.sub("", joined)
         pieces = joined.encode("ascii").translate(_CHUNK_BYTES).decode("ascii").split()
         del joined
     for number, i in enumerate(others):

@@ -464,7 +464,9 @@ class Library:
             # One more than asked (the runner-up sets confidence), or a pool to re-rank or fuse.
             pool = limit + 1 if vectors is None and content is None else RERANK_POOL
             runs.append((vectors, docs.index.run(plan, max(limit + 1, pool), explain)))
-            said.append(content.search(query, CONTENT_POOL) if content is not None else None)
+            # (a short query, where content counts for less, reads less of it)
+            reach = content_share / content_weight if content is not None else 0.0
+            said.append(content.search(query, CONTENT_POOL, reach) if content is not None else None)
         # No word found anything anywhere: the titles closest in meaning stand in.
         rescue = not any(ranked.docs for _, ranked in runs) and not any(said)
         for order, (docs, plan, (vectors, ranked), passages) in enumerate(

@@ -28,6 +28,8 @@ _EMOJI = re.compile("[\u2600-\u27bf\ufe0f\U0001f000-\U0001faff]")
 
 def strip_invisible(text: str) -> str:
     """`text` without zero-width and bidirectional control characters (see above)."""
+    if text.isascii():  # (known at once: none of them is ASCII)
+        return text
     return _INVISIBLE.sub(_unless_emoji_joiner, text) if _INVISIBLE.search(text) else text
 
 

@@ -16,7 +16,6 @@ memory-mapped like the main index (see `pinax.search.store`).
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import re
 import threading
@@ -24,50 +23,45 @@ import zlib
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from pinax.content import PageText
 from pinax.pages import visible_text
-from pinax.search.indexing import idf, ragged
+from pinax.search.indexing import idf
 from pinax.search.pagetable import PageTable, Strings
-from pinax.search.tokens import STOP_WORDS, chunks, split_chunks, stem, stemmer, words
+from pinax.search.tokens import STOP_WORDS, stem, words
+
+if TYPE_CHECKING:
+    from pinax.search.content_build import Built
 
 K1 = 1.2
 B = 0.75
 POSTINGS_READ = 8192  # a term's strongest sections read per query
+LEAST_READ = 1024  # ... at the least, however short the query
 SECTIONS_RANKED = 1000  # best sections turned into pages
-BATCH = 20_000  # sections analysed at a time while building
 SNIPPET = 240  # characters
 SNIPPET_SCAN = 8192  # bytes of a section looked through for a snippet
 MAX_SNIPPET_HITS = 2000
 MAX_PAGE_TEXT = 1 << 24  # bytes of one page's text, decompressed at most
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
-FORMAT = 2
+FORMAT = 3
+KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
+CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target (text stays)
 _ICON = re.compile(r":[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:")  # an icon's short code (:octicons-x-24:)
 _FENCE = re.compile(r"^ {0,3}(?:```|~~~)[^\n]*$", re.M)  # a code fence line and its language
 _MARKS = str.maketrans("", "", "*`|[]!")  # emphasis, code, tables, links: marks, not text
+_MARK_RUNS = re.compile(r"[*`|\[\]!]+")  # the same, for text beyond ASCII
 
 
 class ContentHit(NamedTuple):
     doc: int  # the page in its manifest
     score: float  # 0..1
     section: int  # the section that scored it
-
-
-@dataclass
-class Built:
-    """What a build found besides the index: pages not in the manifest, sections that did not
-    match the outline."""
-
-    arrays: dict[str, np.ndarray]
-    skipped_pages: int = 0
-    unmatched_sections: int = 0
 
 
 def plain(markdown: str) -> str:
@@ -79,181 +73,17 @@ def plain(markdown: str) -> str:
         text = _FENCE.sub("", text)
     if ":" in text:
         text = _ICON.sub("", text)
-    return " ".join(text.translate(_MARKS).split())
+    text = text.translate(_MARKS) if text.isascii() else _MARK_RUNS.sub("", text)  # (faster)
+    return " ".join(text.split())
 
 
 def build(pages: Iterable[PageText], table: PageTable) -> Built:
-    """The arrays of the content index of a manifest's pages (`table`): sections joined to
-    their page by URL and to its outline by position (a page whose sections differ from its
-    outline keeps its own headings, without anchors)."""
-    builder = _Builder(table)
-    for page in pages:
-        builder.add(page)
-    return builder.finish()
+    """The arrays of the content index of a manifest's pages (`table`): see
+    `pinax.search.content_build` (imported here when a build is needed: a server mapping a
+    built index never loads the builder)."""
+    from pinax.search.content_build import build as build_index
 
-
-class _Builder:
-    def __init__(self, table: PageTable) -> None:
-        self.table = table
-        self.result = Built({})
-        self.seen: set[int] = set()
-        self.stems: dict[str, int] = {}  # stem -> term
-        self.word_term: dict[str, int] = {}
-        self.stem_all = stemmer()
-        self.texts: list[str] = []  # the batch being gathered: what each section is found by
-        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # section, term, tf
-        self.lengths: list[np.ndarray] = []
-        self.section_page: list[int] = []
-        self.section_heading: list[int] = []  # the outline heading (global number), -1 none
-        self.headings: list[str] = []
-        self.offsets: list[int] = []  # where each section starts in its page's text
-        self.blobs: list[bytes] = []
-        self.page_doc: list[int] = []
-        self.page_first: list[int] = []
-        self.fetched: list[str] = []
-
-    def add(self, page: PageText) -> None:
-        doc = self.table.find(page.url)
-        if doc < 0:
-            doc = self.table.find(page.url.rstrip("/") + "/") if page.url[-1:] != "/" else -1
-        if doc < 0 or doc in self.seen:
-            self.result.skipped_pages += 1
-            return
-        self.seen.add(doc)
-        outline = self.table.outline(doc)
-        start = self.table.outline_start.item(doc)
-        sections = page.sections
-        matched = len(sections) == len(outline) + 1 and all(
-            s.level == h.level and s.heading == h.title
-            for s, h in zip(sections[1:], outline, strict=True)
-        )
-        if outline and not matched:  # (a page without an outline has only its own headings)
-            self.result.unmatched_sections += len(sections) - 1
-        title = self.table.title(doc)
-        self.page_doc.append(doc)
-        self.page_first.append(len(self.section_page))
-        self.fetched.append(page.fetched_at or "")
-        text_parts: list[str] = []
-        at = 0
-        for i, section in enumerate(sections):
-            heading = title if i == 0 else section.heading
-            shown = plain(section.text)
-            self.section_page.append(doc)
-            self.section_heading.append(start + i - 1 if matched and i else -1)
-            self.headings.append("" if i == 0 or matched else heading)  # else the outline's
-            self.offsets.append(at)
-            text_parts.append(shown)
-            at += len(shown.encode()) + 1
-            found_by = f"{title}\n{heading}\n{shown}" if i else f"{title}\n{shown}"
-            self.texts.append(found_by)
-        self.blobs.append(zlib.compress("\n".join(text_parts).encode(), 6))
-        if len(self.texts) >= BATCH:
-            self._analyse()
-
-    def _analyse(self) -> None:
-        """Term frequencies of the gathered sections, a batch at a time."""
-        texts, self.texts = self.texts, []
-        if not texts:
-            return
-        first = len(self.section_page) - len(texts)
-        lists = list(map(chunks, texts))
-        per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        every = list(itertools.chain.from_iterable(lists))
-        del lists
-        distinct = dict.fromkeys(every)
-        for number, chunk in enumerate(distinct):
-            distinct[chunk] = number
-        which = np.fromiter(map(distinct.__getitem__, every), dtype=np.int64, count=len(every))
-        del every
-        found, half, count = split_chunks(list(distinct))
-        new = [w for w in dict.fromkeys(found) if w not in self.word_term]
-        for word, stemmed in zip(new, self.stem_all(new), strict=True):
-            self.word_term[word] = self.stems.setdefault(stemmed, len(self.stems))
-        term = np.fromiter(map(self.word_term.__getitem__, found), dtype=np.int64, count=len(found))
-        weight = np.where(half, 0.5, 1.0)
-        weight[np.fromiter(map(STOP_WORDS.__contains__, found), dtype=bool, count=len(found))] = 0
-        chunk_start = np.cumsum(count) - count
-        at = ragged(chunk_start[which], count[which])
-        owner = np.repeat(np.repeat(np.arange(len(texts), dtype=np.int64), per_text), count[which])
-        tokens = weight[at] > 0
-        owner, term_of, weight_of = owner[tokens], term[at][tokens], weight[at][tokens]
-        keys, inverse = np.unique((owner << 32) | term_of, return_inverse=True)
-        tf = np.bincount(inverse, weights=weight_of).astype(np.float32)
-        self.parts.append(((keys >> 32).astype(np.int32) + first, (keys & 0xFFFFFFFF), tf))
-        self.lengths.append(np.bincount(owner, weights=weight_of, minlength=len(texts)))
-
-    def finish(self) -> Built:
-        self._analyse()
-        size = len(self.section_page)
-        arrays = self.result.arrays
-        if self.parts:
-            section, term, tf = (np.concatenate(p) for p in zip(*self.parts, strict=True))
-        else:
-            section = np.zeros(0, np.int32)
-            term = np.zeros(0, np.int64)
-            tf = np.zeros(0, np.float32)
-        self.parts = []
-        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0)
-        # Terms numbered in sorted order of their text, so a query finds one by bisection.
-        texts = sorted(self.stems)
-        rank = np.empty(len(texts), dtype=np.int64)
-        rank[np.fromiter(map(self.stems.__getitem__, texts), dtype=np.int64, count=len(texts))] = (
-            np.arange(len(texts))
-        )
-        term = rank[term] if len(term) else term
-        df = np.bincount(term, minlength=len(texts))
-        term_idf = idf(df, max(size, 1)).astype(np.float32)
-        average = float(lengths.mean()) if size else 1.0
-        norm = K1 * (1 - B + B * lengths / max(average, 1e-9))
-        impact = term_idf[term] * tf * (K1 + 1) / (tf + norm[section])
-        # By term, then by descending weight: one sort of (term, inverted weight bits) keys
-        # (a positive float32's bits order as the float does).
-        weight_bits = impact.astype(np.float32).view(np.uint32).astype(np.int64)
-        order = np.argsort((term.astype(np.int64) << 32) | (0xFFFFFFFF - weight_bits))
-        post_start = np.zeros(len(texts) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(term, minlength=len(texts)), out=post_start[1:])
-        # A weight in a byte: 1..255 of its term's strongest (the first of its postings).
-        impact = impact[order].astype(np.float32)
-        term_max = np.zeros(len(texts), dtype=np.float32)
-        posted = post_start[:-1] < post_start[1:]
-        term_max[posted] = impact[post_start[:-1][posted]]
-        quantum = term_max[term[order]] / 255
-        levels = np.clip(np.rint(impact / np.maximum(quantum, 1e-30)), 1, 255).astype(np.uint8)
-        arrays.update(Strings.arrays(texts, "content_terms"))
-        # Each term's first 8 bytes, sorted as the terms are (UTF-8 sorts as the text does):
-        # a query term's few candidates are found by one search in C.
-        arrays["content_term_prefix"] = np.array([text.encode()[:8] for text in texts], dtype="S8")
-        arrays.update(Strings.arrays(self.headings, "content_heading"))
-        arrays.update(
-            {
-                "content_idf": term_idf,
-                "content_post_start": post_start,
-                "content_post_section": section[order].astype(_index_type(size)),
-                "content_post_level": levels,
-                "content_term_quantum": (term_max / 255).astype(np.float32),
-                "content_section_page": np.array(self.section_page, dtype=np.int32),
-                "content_section_heading": np.array(self.section_heading, dtype=np.int32),
-                "content_section_offset": np.array(self.offsets, dtype=np.uint32),
-                "content_page_doc": np.array(self.page_doc, dtype=np.int32),
-                "content_page_first": np.array([*self.page_first, size], dtype=np.int64),
-                "content_page_fetched": _strings_array(self.fetched),
-            }
-        )
-        blob_start = np.zeros(len(self.blobs) + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in self.blobs], out=blob_start[1:])
-        arrays["content_blob_start"] = blob_start
-        arrays["content_blob"] = np.frombuffer(b"".join(self.blobs), dtype=np.uint8)
-        self.blobs = []
-        return self.result
-
-
-def _index_type(count: int) -> type[np.integer]:
-    """The narrowest type that numbers `count` things (postings are most of the index)."""
-    return np.uint16 if count <= 1 << 16 else np.int32
-
-
-def _strings_array(values: list[str]) -> np.ndarray:
-    return np.array(values, dtype="S40") if values else np.zeros(0, dtype="S40")
+    return build_index(pages, table)
 
 
 class ContentIndex:
@@ -265,7 +95,8 @@ class ContentIndex:
         self.headings = Strings(arrays["content_heading_data"], arrays["content_heading_offsets"])
         self._idf = arrays["content_idf"]
         self._post_start = arrays["content_post_start"]
-        self._post_section = arrays["content_post_section"]
+        self._post_section = arrays["content_post_section"]  # (see `section_ids`)
+        self._packed = self._post_section.dtype == np.uint8  # three bytes a section
         self._post_level = arrays["content_post_level"]
         self._quantum = arrays["content_term_quantum"]
         self._section_page = arrays["content_section_page"]
@@ -273,7 +104,11 @@ class ContentIndex:
         self._section_offset = arrays["content_section_offset"]
         self._page_doc = arrays["content_page_doc"]
         self._page_first = arrays["content_page_first"]
-        self._fetched = arrays["content_page_fetched"]
+        self._fetched = Strings(arrays["content_fetched_data"], arrays["content_fetched_offsets"])
+        self._strings = [
+            (arrays[f"content_{name}_data"], arrays[f"content_{name}_offsets"])
+            for name in ("terms", "heading", "fetched")
+        ]
         self._blob_start = arrays["content_blob_start"]
         self._blob = arrays["content_blob"]
         self.sections = len(self._section_page)
@@ -283,13 +118,15 @@ class ContentIndex:
             raise ValueError("content arrays of different lengths")
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._recent: OrderedDict[int, bytes] = OrderedDict()  # page -> its text
+        self._known: dict[str, int] = {}  # stem -> term number (see `_term`)
+        self._unknown_idf = float(idf(0.0, self.sections))
+        self._recent: OrderedDict[int, tuple[bytes, bool]] = OrderedDict()  # page -> text, whole?
         self._recent_bytes = 0
 
     def check(self, pages: int, headings: int) -> None:
         """ValueError unless every number points inside its array (an index read from the
         untrusted cache folder is checked once, whole, before any search reads it)."""
-        sections, postings = self.sections, len(self._post_section)
+        sections, postings = self.sections, len(self._post_level)
 
         def within(values: np.ndarray, low: int, high: int) -> bool:
             return not len(values) or (int(values.min()) >= low and int(values.max()) < high)
@@ -302,10 +139,19 @@ class ContentIndex:
                 and bool(np.all(np.diff(values) >= 0))
             )
 
+        posted = (
+            rising(self._post_start, postings)
+            and self._post_section.ndim == 1
+            and len(self._post_section) == (3 * postings + 1 if self._packed else postings)
+        )
         checks = {
-            "postings": rising(self._post_start, postings) and len(self._post_level) == postings,
+            "postings": posted,
             "terms": len(self._prefix) == len(self._idf) and self._prefix.dtype.kind == "S",
-            "posted sections": within(self._post_section, 0, sections),
+            "posted sections": posted
+            and all(
+                within(self._posted(start, min(start + CHECKED, postings)), 0, sections)
+                for start in range(0, postings, CHECKED)
+            ),
             "section pages": within(self._section_page, 0, pages),
             "section headings": within(self._section_heading, -1, headings),
             "page sections": rising(self._page_first, sections)
@@ -316,31 +162,34 @@ class ContentIndex:
             and len(self._fetched) == self.pages,
             "section offsets": len(self._section_offset) == sections
             and len(self.headings) == sections,
+            "strings": all(_strings_sound(data, offsets) for data, offsets in self._strings),
         }
         broken = [name for name, ok in checks.items() if not ok]
         if broken:
             raise ValueError(f"content index inconsistent: {', '.join(broken)}")
 
-    def search(self, query: str, limit: int) -> list[ContentHit]:
-        """The best `limit` pages by their best section, best first."""
+    def search(self, query: str, limit: int, reach: float = 1.0) -> list[ContentHit]:
+        """The best `limit` pages by their best section, best first. With a `reach` under 1
+        (a short query, where content counts for little beside titles), each word reads
+        that share of its `POSTINGS_READ` strongest sections (at least `LEAST_READ`)."""
+        read = max(LEAST_READ, int(POSTINGS_READ * min(max(reach, 0.0), 1.0)))
         weights = query_terms(query)
         if not weights or not self.sections:
             return []
-        found = [(self._term(text), weight) for text, weight in weights.items()]
-        reference = sum(
-            weight * (float(self._idf[term]) if term >= 0 else float(idf(0.0, self.sections)))
-            for term, weight in found
-        )
+        reference = 0.0
         scores = self._scratch()
         touched = []
-        for term, weight in found:
+        for text, weight in weights.items():
+            term = self._term(text)
             if term < 0:
+                reference += weight * self._unknown_idf
                 continue
-            start = int(self._post_start[term])
-            end = min(int(self._post_start[term + 1]), start + POSTINGS_READ)
-            sections = self._post_section[start:end]
-            step = np.float32(weight * float(self._quantum[term]))
-            scores[sections] += self._post_level[start:end] * step
+            reference += weight * self._idf.item(term)
+            start = self._post_start.item(term)
+            end = min(self._post_start.item(term + 1), start + read)
+            sections = self._posted(start, end)
+            step = np.float32(weight * self._quantum.item(term))
+            np.add.at(scores, sections, self._post_level[start:end] * step)  # (numbers unique)
             touched.append(sections)
         if not touched:
             return []
@@ -348,7 +197,8 @@ class ContentIndex:
         raw = scores[every]
         scores[every] = 0.0
         if len(every) > SECTIONS_RANKED:  # a section read for several terms is there twice
-            best = np.argpartition(-raw, SECTIONS_RANKED)[:SECTIONS_RANKED]
+            cut = len(raw) - SECTIONS_RANKED  # the best and any tied with the last of them
+            best = np.flatnonzero(raw >= np.partition(raw, cut)[cut])
             every, raw = every[best], raw[best]
         order = np.lexsort((every, -raw))
         sections, raw = every[order], raw[order]
@@ -364,12 +214,30 @@ class ContentIndex:
             for i in first
         ]
 
+    def _posted(self, start: int, end: int) -> np.ndarray:
+        """The section numbers of postings `start` to `end`: three bytes each read as a
+        four-byte number (a strided view, no copy) less its top byte, where packed."""
+        if not self._packed:
+            return self._post_section[start:end]
+        view = np.ndarray(
+            (end - start,), dtype="<u4", buffer=self._post_section, offset=3 * start, strides=(3,)
+        )
+        return view & 0xFFFFFF
+
     def _term(self, text: str) -> int:
+        """A stem's term number (-1: none), remembered: questions share most words."""
+        known = self._known.get(text)
+        if known is not None:
+            return known
         head = text.encode()[:8]
         low = int(np.searchsorted(self._prefix, head, "left"))
         high = int(np.searchsorted(self._prefix, head, "right"))
         at = bisect_left(self.terms, text, low, high)
-        return at if at < high and self.terms[at] == text else -1
+        found = at if at < high and self.terms[at] == text else -1
+        if len(self._known) >= KNOWN_TERMS:
+            self._known.clear()
+        self._known[text] = found
+        return found
 
     def _scratch(self) -> np.ndarray:
         scores = getattr(self._local, "scores", None)
@@ -385,8 +253,7 @@ class ContentIndex:
         return number, (text or None) if number < 0 else None
 
     def fetched_at(self, section: int) -> str | None:
-        value = self._fetched[self._page_of_section(section)]
-        return value.decode() or None
+        return self._fetched[self._page_of_section(section)] or None
 
     def text(self, section: int, limit: int = 1 << 24) -> str:
         """A section's plain text (its first `limit` bytes)."""
@@ -398,30 +265,55 @@ class ContentIndex:
         return self._page_text(page, end)[start:end].decode(errors="replace")
 
     def _page_text(self, page: int, end: int) -> bytes:
-        """A page's text up to `end` bytes. Recent pages are kept decompressed (a few MB):
-        an agent's searches keep finding the same pages."""
+        """A page's text, at least its first `end` bytes: decompressed no further than that
+        (a snippet of the lead section reads the page's start only). Recent pages are kept
+        decompressed (a few MB): an agent's searches keep finding the same pages."""
         with self._lock:
             kept = self._recent.get(page)
-            if kept is not None:
+            if kept is not None and (kept[1] or len(kept[0]) >= end):
                 self._recent.move_to_end(page)
-                return kept
+                return kept[0]
         blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
+        reader = zlib.decompressobj()
         try:
-            whole = zlib.decompressobj().decompress(blob, MAX_PAGE_TEXT)  # never more
+            text = reader.decompress(blob, min(end, MAX_PAGE_TEXT))  # never more
         except zlib.error:
             return b""  # a damaged store: no text rather than an error
+        whole = reader.eof or len(text) >= MAX_PAGE_TEXT
         with self._lock:
-            self._recent[page] = whole
-            self._recent_bytes += len(whole)
+            before = self._recent.pop(page, None)
+            if before is not None:
+                self._recent_bytes -= len(before[0])
+            self._recent[page] = (text, whole)
+            self._recent_bytes += len(text)
             while self._recent_bytes > RECENT_TEXT_BYTES and len(self._recent) > 1:
-                self._recent_bytes -= len(self._recent.popitem(last=False)[1])
-        return whole
+                self._recent_bytes -= len(self._recent.popitem(last=False)[1][0])
+        return text
 
     def snippet(self, section: int, query: str) -> str:
         return snippet(self.text(section, SNIPPET_SCAN), query)
 
     def _page_of_section(self, section: int) -> int:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
+
+
+def _strings_sound(data: np.ndarray, offsets: np.ndarray) -> bool:
+    """Whether a column of strings reads whole: offsets rising from 0 to the end of UTF-8
+    data, each at the start of a character."""
+    if data.dtype != np.uint8 or data.ndim != 1 or offsets.dtype.kind != "u":
+        return False
+    if not len(offsets) or offsets[0] != 0 or offsets[-1] != len(data):
+        return False
+    if np.any(np.diff(offsets.astype(np.int64)) < 0):
+        return False
+    starts = offsets[:-1][offsets[:-1] < len(data)]
+    if np.any((data[starts] & 0xC0) == 0x80):  # a continuation byte
+        return False
+    try:
+        memoryview(data).tobytes().decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def query_terms(query: str) -> dict[str, float]:

@@ -1,0 +1,453 @@
+"""Building the content index: each section's plain text, its words counted, postings sorted.
+
+The text work is most of a build (a 100,000-page set is ~0.7 GB of text): it is done a batch
+of sections at a time (`analyse`), in worker processes when the input is large, and merged in
+input order, so the arrays are the same however many workers there were. A batch goes through
+few Python operations per word: ASCII text is cut into words by a byte table and a split
+(identifiers only by the regular expression), each distinct word is stemmed once, and words
+are counted by one sort of numbers.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import re
+import threading
+import zlib
+from collections import deque
+from collections.abc import Iterable
+from concurrent.futures import CancelledError, Future
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from pinax.content import PageText
+from pinax.search.content import K1, POSTINGS_READ, B, plain
+from pinax.search.content_workers import WorkerError, Workers
+from pinax.search.indexing import idf, ragged
+from pinax.search.pagetable import PageTable, Strings
+from pinax.search.tokens import CHUNK, STOP_WORDS, chunks, split_chunks, stemmer
+
+log = logging.getLogger("pinax.content")
+
+BATCH = 20_000  # sections analysed at a time
+WORKERS = 2  # processes analysing batches of a large input (at most; 0: none)
+IN_FLIGHT = 2  # batches queued per worker (bounds the memory a build holds)
+ZLIB_LEVEL = 4  # a page's text: 3% larger than at 6, in two thirds of the time
+_BREAK = "\x01"  # between sections cut into words together
+# ASCII characters of chunks (and the break) kept, every other byte a space.
+_CHUNK_BYTES = bytes(
+    c if chr(c).isalnum() or chr(c) in "._-/:" + _BREAK else 32 for c in range(128)
+) + bytes([32] * 128)
+
+_ASCII_POSSESSIVE = re.compile(r"'s\b")  # `pinax.search.tokens`' possessive, in ASCII text
+Page = tuple[str, tuple[str, ...], tuple[str, ...]]  # title, headings, texts (the lead first)
+
+
+@dataclass
+class Built:
+    """What a build found besides the index: pages not in the manifest, sections that did not
+    match the outline."""
+
+    arrays: dict[str, np.ndarray]
+    skipped_pages: int = 0
+    unmatched_sections: int = 0
+
+
+class Analysed(NamedTuple):
+    """One batch's text work: each page's compressed text, each section's place in it, and
+    the batch's (section, stem, weighted count) triples with its stems and section lengths."""
+
+    blobs: list[bytes]
+    offsets: np.ndarray
+    stems: list[str]
+    section: np.ndarray
+    stem: np.ndarray
+    tf: np.ndarray
+    lengths: np.ndarray
+
+
+def build(pages: Iterable[PageText], table: PageTable, workers: int | None = None) -> Built:
+    """The arrays of the content index of a manifest's pages (`table`): sections joined to
+    their page by URL and to its outline by position (a page whose sections differ from its
+    outline keeps its own headings, without anchors). A large input is analysed by
+    `workers` processes (default `WORKERS`, fewer on fewer CPUs)."""
+    builder = _Builder(table, _workers() if workers is None else workers)
+    try:
+        for page in pages:
+            builder.add(page)
+        return builder.finish()
+    finally:
+        builder.close()
+
+
+def _workers() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return min(WORKERS, cpus) if cpus > 1 else 0
+
+
+class _Builder:
+    def __init__(self, table: PageTable, workers: int) -> None:
+        self.table = table
+        self.workers = workers
+        self.pool: Workers | None = None
+        self.pending: deque[tuple[list[Page], Future[Analysed] | None]] = deque()
+        self.result = Built({})
+        self.seen: set[int] = set()
+        self.urls: dict[str, int] | None = None  # URL -> page number
+        self.stems: dict[str, int] = {}  # stem -> term
+        self.batch: list[Page] = []
+        self.batch_sections = 0
+        self.analysed_sections = 0  # sections of the batches merged so far
+        self.parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # section, term, tf
+        self.lengths: list[np.ndarray] = []
+        self.offsets: list[np.ndarray] = []
+        self.blobs: list[bytes] = []
+        self.section_page: list[int] = []
+        self.section_heading: list[int] = []  # the outline heading (global number), -1 none
+        self.headings: list[str] = []
+        self.page_doc: list[int] = []
+        self.page_first: list[int] = []
+        self.fetched: list[str] = []
+
+    def add(self, page: PageText) -> None:
+        if self.urls is None:  # one look at every URL, not a search of them per page
+            self.urls = {}
+            for doc in range(len(self.table)):
+                self.urls.setdefault(self.table.url(doc), doc)
+        doc = self.urls.get(page.url, -1)
+        if doc < 0 and page.url[-1:] != "/":
+            doc = self.urls.get(page.url.rstrip("/") + "/", -1)
+        if doc < 0 or doc in self.seen:
+            self.result.skipped_pages += 1
+            return
+        self.seen.add(doc)
+        start = self.table.outline_start.item(doc)
+        headed = self.table.outline_start.item(doc + 1) - start  # the outline's headings
+        sections = page.sections
+        matched = (
+            len(sections) == headed + 1
+            and all(  # (headings read only to compare)
+                s.level == h.level and s.heading == h.title
+                for s, h in zip(
+                    sections[1:], map(self.table.heading, range(start, start + headed)), strict=True
+                )
+            )
+        )
+        if headed and not matched:  # (a page without an outline has only its own headings)
+            self.result.unmatched_sections += len(sections) - 1
+        title = self.table.title(doc)
+        self.page_doc.append(doc)
+        self.page_first.append(len(self.section_page))
+        self.fetched.append(page.fetched_at or "")
+        count = len(sections)
+        self.section_page.extend([doc] * count)
+        if matched:
+            self.section_heading.extend([-1, *range(start, start + count - 1)])
+            self.headings.extend([""] * count)  # the outline's
+        else:
+            self.section_heading.extend([-1] * count)
+            self.headings.extend(["", *(s.heading for s in sections[1:])])
+        headings = (title, *(s.heading for s in sections[1:])) if count else ()
+        self.batch.append((title, headings, tuple(s.text for s in sections)))
+        self.batch_sections += count
+        if self.batch_sections >= BATCH:
+            self._send()
+
+    def _send(self) -> None:
+        """Hand the gathered batch over: to a worker once the input proves large (a second
+        batch), else analysed here."""
+        batch, self.batch, self.batch_sections = self.batch, [], 0
+        if not batch:
+            return
+        if self.pool is None and self.workers and self.pending:
+            try:
+                self.pool = Workers(self.workers)
+            except WorkerError as exc:
+                log.warning("content build without workers: %s", exc)
+                self.workers = 0
+        self.pending.append((batch, self.pool.submit(batch) if self.pool is not None else None))
+        while len(self.pending) > max(1, self.workers * IN_FLIGHT):
+            self._merge(*self.pending.popleft())
+
+    def _merge(self, batch: list[Page], done: Future[Analysed] | None) -> None:
+        """Merge a batch's analysis (made here if its worker failed), in input order."""
+        part = None
+        if done is not None:
+            try:
+                part = done.result()
+            except (WorkerError, CancelledError) as exc:
+                log.warning("content build without workers: %s", exc or "stopped")
+                self._stop_workers()
+        if part is None:
+            part = analyse(batch)
+        first = self.analysed_sections
+        terms = np.fromiter(
+            (self.stems.setdefault(s, len(self.stems)) for s in part.stems),
+            dtype=np.int64,
+            count=len(part.stems),
+        )
+        self.parts.append((part.section + first, terms[part.stem], part.tf))
+        self.lengths.append(part.lengths)
+        self.offsets.append(part.offsets)
+        self.blobs.extend(part.blobs)
+        self.analysed_sections += len(part.lengths)
+
+    def _stop_workers(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+        self.pool, self.workers = None, 0
+
+    def close(self) -> None:
+        self._stop_workers()
+
+    def finish(self) -> Built:
+        self._send()
+        while self.pending:
+            self._merge(*self.pending.popleft())
+        self.close()
+        size = len(self.section_page)
+        arrays = self.result.arrays
+        if self.parts:
+            section, term, tf = (np.concatenate(p) for p in zip(*self.parts, strict=True))
+        else:
+            section = np.zeros(0, np.int32)
+            term = np.zeros(0, np.int64)
+            tf = np.zeros(0, np.float32)
+        self.parts = []
+        lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0)
+        # Terms numbered in sorted order of their text, so a query finds one by bisection.
+        texts = sorted(self.stems)
+        rank = np.empty(len(texts), dtype=np.int64)
+        rank[np.fromiter(map(self.stems.__getitem__, texts), dtype=np.int64, count=len(texts))] = (
+            np.arange(len(texts))
+        )
+        term = rank[term] if len(term) else term
+        df = np.bincount(term, minlength=len(texts))
+        term_idf = idf(df, max(size, 1)).astype(np.float32)
+        average = float(lengths.mean()) if size else 1.0
+        norm = K1 * (1 - B + B * lengths / max(average, 1e-9))
+        impact = (term_idf[term] * tf * (K1 + 1) / (tf + norm[section])).astype(np.float32)
+        del tf
+        # A weight in a byte: 1..255 of its term's strongest.
+        term_max = np.zeros(len(texts), dtype=np.float32)
+        np.maximum.at(term_max, term, impact)
+        quantum = np.maximum(term_max / 255, 1e-30)[term]
+        levels = np.clip(np.rint(impact / quantum), 1, 255).astype(np.uint8)
+        del impact, quantum
+        order = _by_term_and_level(term, levels, len(texts))
+        # A query reads a term's `POSTINGS_READ` strongest postings: the rest are not kept.
+        start = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(df, out=start[1:])
+        kept_count = np.minimum(df, POSTINGS_READ)
+        post_start = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(kept_count, out=post_start[1:])
+        order = order[ragged(start[:-1], kept_count)]
+        levels = levels[order]
+        arrays.update(Strings.arrays(texts, "content_terms"))
+        # Each term's first 8 bytes, sorted as the terms are (UTF-8 sorts as the text does):
+        # a query term's few candidates are found by one search in C.
+        arrays["content_term_prefix"] = np.array([text.encode()[:8] for text in texts], dtype="S8")
+        arrays.update(Strings.arrays(self.headings, "content_heading"))
+        arrays.update(Strings.arrays(self.fetched, "content_fetched"))
+        arrays.update(
+            {
+                "content_idf": term_idf,
+                "content_post_start": post_start,
+                "content_post_section": section_ids(section[order], size),
+                "content_post_level": levels,
+                "content_term_quantum": (term_max / 255).astype(np.float32),
+                "content_section_page": np.array(self.section_page, dtype=np.int32),
+                "content_section_heading": np.array(self.section_heading, dtype=np.int32),
+                "content_section_offset": (
+                    np.concatenate(self.offsets) if self.offsets else np.zeros(0, np.uint32)
+                ),
+                "content_page_doc": np.array(self.page_doc, dtype=np.int32),
+                "content_page_first": np.array([*self.page_first, size], dtype=np.int64),
+            }
+        )
+        blob_start = np.zeros(len(self.blobs) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in self.blobs], out=blob_start[1:])
+        arrays["content_blob_start"] = blob_start
+        arrays["content_blob"] = np.frombuffer(b"".join(self.blobs), dtype=np.uint8)
+        self.blobs = []
+        return self.result
+
+
+def _by_term_and_level(term: np.ndarray, levels: np.ndarray, terms: int) -> np.ndarray:
+    """The order of postings by term, then by descending weight, then as given (by section):
+    stable radix sorts in numpy, a byte of weight and 16 bits of term at a time (a general
+    sort of tens of millions of keys took several times longer)."""
+    order = np.argsort(np.uint8(255) - levels, kind="stable")
+    shift = 0
+    while shift == 0 or terms > 1 << shift:
+        digits = ((term[order] >> shift) & 0xFFFF).astype(np.uint16)
+        order = order[np.argsort(digits, kind="stable")]
+        shift += 16
+    return order
+
+
+def section_ids(ids: np.ndarray, count: int) -> np.ndarray:
+    """Posted section numbers (most of the index) in the fewest bytes that number `count`
+    sections: 2, 3 (little-endian bytes, one spare at the end, read by `packed_ids`) or 4."""
+    if count <= 1 << 16:
+        return ids.astype(np.uint16)
+    if count > 1 << 24:
+        return ids.astype(np.int32)
+    packed = np.zeros(3 * len(ids) + 1, dtype=np.uint8)
+    wide = ids.astype("<u4").view(np.uint8).reshape(-1, 4)
+    for byte in range(3):
+        packed[byte:-1:3] = wide[:, byte]
+    return packed
+
+
+# -- one batch's text work (in a worker process, or here) -------------------------------------
+
+
+class _Words(threading.local):
+    """A thread's stems of the words it has seen (most words of a batch were in the last),
+    and its stemmer (not safe to share)."""
+
+    def __init__(self) -> None:
+        self.stems: dict[str, str] = {}
+        self.stem_all = stemmer()
+
+
+_WORDS = _Words()
+_MAX_WORDS = 1 << 21
+
+
+def analyse(pages: list[Page]) -> Analysed:
+    """Plain text, compressed page texts and term counts of a batch of pages."""
+    texts = list(itertools.chain.from_iterable(texts for _, _, texts in pages))
+    shown = list(map(plain, texts))
+    blobs: list[bytes] = []
+    offsets = np.zeros(len(texts), dtype=np.uint32)
+    found_by: list[str] = []
+    at = 0
+    for title, headings, page_texts in pages:
+        count = len(page_texts)
+        mine = shown[at : at + count]
+        joined = "\n".join(mine).encode()
+        blobs.append(zlib.compress(joined, ZLIB_LEVEL))
+        sizes = np.fromiter(map(len, map(str.encode, mine)), dtype=np.int64, count=count)
+        offsets[at : at + count] = np.cumsum(sizes + 1) - (sizes + 1)
+        if count:
+            found_by.append(f"{title}\n{mine[0]}")
+            found_by.extend(
+                f"{title}\n{h}\n{s}" for h, s in zip(headings[1:], mine[1:], strict=True)
+            )
+        at += count
+    return _counted(found_by, blobs, offsets)
+
+
+def _counted(texts: list[str], blobs: list[bytes], offsets: np.ndarray) -> Analysed:
+    """The (section, stem, weighted count) triples of the texts (see `pinax.search.tokens`:
+    the same chunks, words, weights and stems as a query's)."""
+    pieces, order = _pieces(texts)
+    # Each piece numbered by its first place (one pass in C), then the distinct ones 0, 1, ...
+    distinct: dict[str, int] = {}
+    first = np.fromiter(
+        map(distinct.setdefault, pieces, range(len(pieces))), dtype=np.int64, count=len(pieces)
+    )
+    firsts = np.flatnonzero(first == np.arange(len(pieces)))
+    number = np.empty(len(pieces), dtype=np.int64)
+    number[firsts] = np.arange(len(firsts))
+    which = number[first]
+    del pieces, first, number
+    # The text of each piece: breaks between texts counted (a break has no words).
+    owner_of_piece = order[np.cumsum(which == _number(distinct, _BREAK, firsts))]
+    # Each distinct piece's chunks (a piece with a separator at its ends or two in a row is
+    # several, or none), then the chunks' words.
+    kinds = list(distinct)  # in order of first place
+    del distinct
+    simple = np.fromiter(map(str.isalnum, kinds), dtype=bool, count=len(kinds))
+    chunk_lists = [[k] if s else CHUNK.findall(k) for k, s in zip(kinds, simple, strict=True)]
+    per_piece = np.fromiter(map(len, chunk_lists), dtype=np.int64, count=len(kinds))
+    chunk_texts = list(itertools.chain.from_iterable(chunk_lists))
+    del chunk_lists, kinds
+    found, half, count = split_chunks(chunk_texts)
+    piece_of_chunk = np.repeat(np.arange(len(per_piece)), per_piece)
+    words_per_piece = np.bincount(piece_of_chunk, weights=count, minlength=len(per_piece))
+    words_per_piece = words_per_piece.astype(np.int64)
+    piece_start = np.cumsum(words_per_piece) - words_per_piece
+    stem_of_word, stems = _stemmed(found)
+    stop = np.fromiter(map(STOP_WORDS.__contains__, found), dtype=bool, count=len(found))
+    at = ragged(piece_start[which], words_per_piece[which])
+    owner = np.repeat(owner_of_piece, words_per_piece[which])
+    del which
+    at, owner = at[~stop[at]], owner[~stop[at]]
+    halves = half[at]
+    # Words counted by one sort of (text, stem, half weight?) keys: a half-weight word
+    # (part of an identifier) counts 0.5.
+    keys = np.sort((owner << 33) | (stem_of_word[at] << 1) | halves)
+    pairs = keys >> 1
+    first = np.ones(len(keys), dtype=bool)
+    first[1:] = pairs[1:] != pairs[:-1]
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.append(starts, len(keys)))
+    halves_in = np.add.reduceat(keys & 1, starts) if len(keys) else np.zeros(0, np.int64)
+    tf = (sizes - 0.5 * halves_in).astype(np.float32)
+    pairs = pairs[starts]
+    lengths = np.bincount(owner, weights=np.where(halves, 0.5, 1.0), minlength=len(texts))
+    return Analysed(
+        blobs,
+        offsets,
+        stems,
+        (pairs >> 32).astype(np.int32),
+        (pairs & 0xFFFFFFFF).astype(np.int32),
+        tf,
+        lengths,
+    )
+
+
+def _number(distinct: dict[str, int], piece: str, firsts: np.ndarray) -> int:
+    """The distinct number of `piece` (-1: not there), given where each distinct piece is
+    first (`distinct` maps a piece to its first place)."""
+    place = distinct.get(piece)
+    return -1 if place is None else int(np.searchsorted(firsts, place))
+
+
+def _pieces(texts: list[str]) -> tuple[list[str], np.ndarray]:
+    """The texts' runs of chunk characters (a chunk, or chunks with separators around and
+    between them: see `_counted`), a break between one text's and the next's, and the
+    texts in the order they come. ASCII texts are cut together by a byte table and a split;
+    the rest by the chunk expression, one by one."""
+    ascii_texts = [i for i, text in enumerate(texts) if text.isascii()]
+    others = [i for i, text in enumerate(texts) if not text.isascii()]
+    pieces: list[str] = []
+    if ascii_texts:
+        joined = f" {_BREAK} ".join([texts[i] for i in ascii_texts])
+        if joined.count(_BREAK) != len(ascii_texts) - 1:  # the break in a text: a space there
+            joined = f" {_BREAK} ".join([texts[i].replace(_BREAK, " ") for i in ascii_texts])
+        if "'" in joined:  # (ASCII: only this apostrophe; a literal first is found fast)
+            joined = _ASCII_POSSESSIVE.sub("", joined)
+        pieces = joined.encode("ascii").translate(_CHUNK_BYTES).decode("ascii").split()
+        del joined
+    for number, i in enumerate(others):
+        if number or ascii_texts:
+            pieces.append(_BREAK)
+        pieces.extend(chunks(texts[i]))
+    return pieces, np.asarray(ascii_texts + others, dtype=np.int64)
+
+
+def _stemmed(words: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Each word's stem (as a number) and the stems, each word stemmed once a process."""
+    known = _WORDS.stems
+    if len(known) > _MAX_WORDS:
+        known.clear()
+    distinct = dict.fromkeys(words)
+    new = [w for w in distinct if w not in known]
+    if new:
+        known.update(zip(new, _WORDS.stem_all(new), strict=True))
+    stems: dict[str, int] = {}
+    for word in distinct:
+        distinct[word] = stems.setdefault(known[word], len(stems))
+    number = np.fromiter(map(distinct.__getitem__, words), dtype=np.int64, count=len(words))
+    return number, list(stems)

@@ -1,0 +1,202 @@
+"""Building the content index fast and small: words counted as a query counts them, worker
+processes giving the same arrays, postings capped where a query stops reading, section
+numbers in three bytes, and every packed or string array checked when read back."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pinax.content import PageText, Section
+from pinax.search import content_build, content_workers
+from pinax.search.content import ContentIndex
+from pinax.search.content_build import _counted, build, section_ids
+from pinax.search.store import load, save
+from pinax.search.tokens import STOP_WORDS, chunks, split_chunk, stem
+from tests.test_search_content import loaded, write_docs
+
+ALPHABET = "abcXYZ019 ._-/:'’\n\x01é日Ab"
+
+
+def reference(text: str) -> Counter[str]:
+    """A text's weighted stem counts the plain way: chunks, their words, stems."""
+    counts: Counter[str] = Counter()
+    for chunk in chunks(text):
+        for word, weight in split_chunk(chunk):
+            if word not in STOP_WORDS:
+                counts[stem(word)] += weight
+    return counts
+
+
+def counted(texts: list[str]) -> list[Counter[str]]:
+    done = _counted(texts, [], np.zeros(0, dtype=np.uint32))
+    found: list[Counter[str]] = [Counter() for _ in texts]
+    for section, number, tf in zip(done.section, done.stem, done.tf, strict=True):
+        found[section][done.stems[number]] += float(tf)
+    return found
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=ALPHABET, max_size=40), max_size=6))
+def test_a_batch_counts_the_words_a_query_would_find(texts: list[str]) -> None:
+    assert counted(texts) == [reference(text) for text in texts]
+
+
+def test_identifiers_possessives_and_breaks_are_cut_as_chunks_cuts_them() -> None:
+    texts = [
+        "React's useEffect runs twice in dev",
+        "payment_intents.create() -- a..b x/y: foo-",
+        "naïve café’s menu",
+        "a\x01b",
+        "",
+    ]
+    assert counted(texts) == [reference(text) for text in texts]
+
+
+def pages(count: int) -> list[PageText]:
+    words = "widget mount size layout padding cells margin render twice dev proxy".split()
+    return [
+        PageText(
+            f"https://docs.example.com/p{i}",
+            (
+                Section(1, f"Page {i}", f"{words[i % 11]} page {i} lead text"),
+                Section(2, "Usage", " ".join(words[(i + j) % 11] for j in range(i % 7 + 3))),
+            ),
+        )
+        for i in range(count)
+    ]
+
+
+def table(folder: Path, count: int):
+    import json
+
+    rows = [
+        {
+            "url": page.url,
+            "title": page.sections[0].heading,
+            "outline": [{"level": 2, "title": "Usage", "anchor": "usage"}],
+        }
+        for page in pages(count)
+    ]
+    manifest = folder / "site.json"
+    manifest.write_text(
+        json.dumps(
+            {"pinax_manifest": 1, "name": "site", "url": "https://docs.example.com/", "pages": rows}
+        )
+    )
+    from pinax.library import Library
+
+    return Library.load([manifest], index_dir=folder / "cache").all()[0].pages
+
+
+def test_worker_processes_build_the_same_arrays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(content_build, "BATCH", 100)  # 8 batches: workers from the second on
+    sent = []
+    submit = content_workers.Workers.submit
+    monkeypatch.setattr(
+        content_workers.Workers, "submit", lambda self, item: sent.append(1) or submit(self, item)
+    )
+    given = table(tmp_path, 400)
+    alone = build(pages(400), given, workers=0).arrays
+    shared = build(pages(400), given, workers=2).arrays
+    assert len(sent) == 7
+    assert alone.keys() == shared.keys()
+    for name, array in alone.items():
+        assert array.dtype == shared[name].dtype and np.array_equal(array, shared[name]), name
+
+
+def test_workers_that_die_cost_the_build_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(content_build, "BATCH", 100)
+    monkeypatch.setattr(content_workers, "COMMAND", ("-c", "import sys; sys.exit(3)"))
+    given = table(tmp_path, 400)
+    alone = build(pages(400), given, workers=0).arrays
+    shared = build(pages(400), given, workers=2).arrays
+    for name, array in alone.items():
+        assert np.array_equal(array, shared[name]), name
+    assert "without workers" in caplog.text
+
+
+def test_a_term_keeps_only_the_postings_a_query_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    given = table(tmp_path, 200)
+    full = ContentIndex(build(pages(200), given, workers=0).arrays)
+    monkeypatch.setattr(content_build, "POSTINGS_READ", 20)
+    capped_arrays = build(pages(200), given, workers=0).arrays
+    assert int(np.diff(capped_arrays["content_post_start"]).max()) == 20
+    capped = ContentIndex(capped_arrays)
+    assert np.array_equal(capped._idf, full._idf)  # idf from every section, kept or not
+    monkeypatch.setattr("pinax.search.content.POSTINGS_READ", 20)
+    monkeypatch.setattr("pinax.search.content.LEAST_READ", 5)
+    for query in ("widget mount size", "render twice in dev", "proxy padding cells"):
+        assert capped.search(query, 5) == full.search(query, 5)
+    # A short query's reach: a share of the postings, as an index keeping only those would.
+    monkeypatch.setattr(content_build, "POSTINGS_READ", 5)
+    fewer = ContentIndex(build(pages(200), given, workers=0).arrays)
+    for query in ("widget mount size", "render twice in dev", "proxy padding cells"):
+        assert capped.search(query, 5, reach=0.25) == fewer.search(query, 5)
+        assert capped.search(query, 5, reach=0.0) == fewer.search(query, 5)  # the least
+
+
+def test_section_numbers_in_three_bytes_read_back_and_are_checked(tmp_path: Path) -> None:
+    given = table(tmp_path, 300)
+    arrays = build(pages(300), given, workers=0).arrays
+    narrow = ContentIndex(arrays)
+    packed = dict(arrays)
+    packed["content_post_section"] = section_ids(arrays["content_post_section"], 1 << 20)
+    assert len(packed["content_post_section"]) == 3 * len(arrays["content_post_level"]) + 1
+    wide = ContentIndex(packed)
+    wide.check(len(given), int(given.outline_start[-1]))
+    postings = len(arrays["content_post_level"])
+    assert np.array_equal(wide._posted(0, postings), narrow._posted(0, postings))
+    for query in ("widget mount size", "render twice in dev"):
+        assert wide.search(query, 5) == narrow.search(query, 5)
+    packed["content_post_section"] = packed["content_post_section"].copy()
+    packed["content_post_section"][5] = 0xFF  # a section far past the last
+    with pytest.raises(ValueError, match="posted sections"):
+        ContentIndex(packed).check(len(given), int(given.outline_start[-1]))
+    packed["content_post_section"] = packed["content_post_section"][:-1]  # one byte short
+    with pytest.raises(ValueError, match="postings"):
+        ContentIndex(packed).check(len(given), int(given.outline_start[-1]))
+
+
+@pytest.mark.parametrize("name", ["content_terms_offsets", "content_heading_data"])
+def test_tampered_strings_in_a_kept_index_are_rebuilt(tmp_path: Path, name: str) -> None:
+    manifest = write_docs(tmp_path)
+    loaded(manifest, tmp_path / "cache")
+    (kept,) = (tmp_path / "cache" / "content").glob("*.pxc")
+    sound = kept.read_bytes()
+    arrays, meta = load(kept)
+    arrays = {key: array.copy() for key, array in arrays.items()}
+    if name.endswith("offsets"):
+        arrays[name][1] = arrays[name][-1] + 5  # past the end of the data
+    else:
+        arrays["content_heading_data"] = np.frombuffer(b"\xff\xfe" * 8, dtype=np.uint8).copy()
+        arrays["content_heading_offsets"][-1] = 16
+    save(kept, arrays, meta)
+    again = loaded(manifest, tmp_path / "cache")
+    assert again.search("blank widget needs a size", 3).hits[0].heading == "Troubleshooting"
+    assert kept.read_bytes() == sound  # rebuilt, the same
+
+
+def test_a_sections_text_reads_the_page_no_further_than_needed(tmp_path: Path) -> None:
+    from pinax.search.content import plain
+
+    given = table(tmp_path, 20)
+    index = ContentIndex(build(pages(20), given, workers=0).arrays)
+    expected = [plain(s.text) for page in pages(20) for s in page.sections]
+    for section in [0, 1, 2, 0, 3, 5, 4]:  # a lead first (the page's start), then the rest
+        assert index.text(section) == expected[section]
+    assert all(whole for _, whole in index._recent.values())
+    fresh = ContentIndex(build(pages(20), given, workers=0).arrays)
+    assert fresh.text(0) == expected[0] and not fresh._recent[0][1]  # the start only, so far
+    assert fresh.text(1) == expected[1] and fresh._recent[0][1]

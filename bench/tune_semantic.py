@@ -31,9 +31,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.eval_search import first_rank, rows  # noqa: E402
+from bench.eval_search import rows  # noqa: E402
 from bench.eval_sections import outlined_manifest  # noqa: E402
-from bench.eval_semantic import BARRED  # noqa: E402
+from bench.eval_semantic import BARRED, measure  # noqa: E402
 from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library  # noqa: E402
 from pinax.search import query_vector  # noqa: E402
 
@@ -84,17 +84,6 @@ def ceilings(library: Library, name: str, queries: list[dict], ranks) -> list[fl
             closest = {pool[at] for at in np.argsort(-scores, kind="stable")[:10].tolist()}
             found[slot] += bool(expected & (lexical | closest))
     return [f / max(1, len(queries)) for f in found]
-
-
-def measure(library: Library, name: str, queries: list[dict], weights: tuple[float, float]):
-    """(recall@10, MRR@10)."""
-    found = mrr = 0.0
-    for row in queries:
-        hits = library.search(row["query"], 10, name, False, *weights).hits
-        rank = first_rank([h.url for h in hits], row["expected"])
-        found += rank is not None
-        mrr += 1 / rank if rank else 0.0
-    return found / max(1, len(queries)), mrr / max(1, len(queries))
 
 
 def main() -> None:

@@ -195,18 +195,20 @@ def _places(shown: list[_Candidate], plans: list[Plan]) -> list[_Place]:
         by_library.setdefault(hit.order, []).append(at)
     for order, ats in by_library.items():
         docs = shown[ats[0]].docs
-        pages = [shown[at].doc for at in ats]
-        symbols = docs.index.best_symbols(pages, plans[order])
-        headings = docs.index.best_headings(pages, plans[order])
-        for at, symbol, heading in zip(ats, symbols, headings, strict=True):
+        symbols = docs.index.best_symbols([shown[at].doc for at in ats], plans[order])
+        rest = []  # the hits neither a symbol nor a section found by its text names
+        for at, symbol in zip(ats, symbols, strict=True):
             hit = shown[at]
             if symbol >= 0:
                 found = docs.symbol(symbol)
                 places[at] = _Place(None, found.anchor, found.name, found.kind)
-                continue
-            if hit.passage >= 0:
+            elif hit.passage >= 0:
                 places[at] = _Place(*_passage_place(hit))
-                continue
+            else:
+                rest.append(at)
+        headings = docs.index.best_headings([shown[at].doc for at in rest], plans[order])
+        for at, heading in zip(rest, headings, strict=True):
+            hit = shown[at]
             heading = heading if heading >= 0 else hit.meant
             if heading >= 0:
                 places[at] = _Place(*docs.place(hit.doc, heading))

@@ -82,6 +82,18 @@ class Headings(NamedTuple):
     def empty(cls, titles: Numbering, anchors: Numbering) -> Headings:
         return cls(array("l"), array("B"), array("l"), array("l"), titles.texts, anchors.texts)
 
+    @classmethod
+    def of(cls, pages: Sequence[Page], titles: Numbering, anchors: Numbering) -> Headings:
+        flat = [(i, h) for i, page in enumerate(pages) for h in page.outline]
+        return cls(
+            array("l", [i for i, _ in flat]),
+            array("B", [h.level for _, h in flat]),
+            titles.numbers([h.title for _, h in flat]),
+            anchors.numbers([h.anchor for _, h in flat]),
+            titles.texts,
+            anchors.texts,
+        )
+
     def heading(self, at: int) -> Heading:
         anchor = self.anchor[at]
         return Heading(
@@ -184,17 +196,8 @@ class PageColumns:
 
     @classmethod
     def of(cls, pages: Sequence[Page]) -> PageColumns:
-        titles, anchors = Numbering(), Numbering()
-        flat = [(i, h) for i, page in enumerate(pages) for h in page.outline]
-        headings = Headings(
-            array("l", [i for i, _ in flat]),
-            array("B", [h.level for _, h in flat]),
-            titles.numbers([h.title for _, h in flat]),
-            anchors.numbers([h.anchor for _, h in flat]),
-            titles.texts,
-            anchors.texts,
-        )
         columns = ([getattr(p, name) for p in pages] for name in PAGE_FIELDS)
+        headings = Headings.of(pages, Numbering(), Numbering())
         symbols = Symbols.of(pages, Numbering(), Numbering())
         return cls(*columns, headings=headings, symbols=symbols)
 

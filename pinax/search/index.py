@@ -464,11 +464,11 @@ class SearchIndex:
         """For each page, the symbol (its number over all pages) whose name answers the
         query: one whose words cover every whole word of the query that the page's title
         lacks (all of them if it lacks none; a dotted name typed always counts), the one
-        covering most of the query
-        (words weighted by IDF) among those; else -1. Ties: the most specific name (fewest
-        words), then the first. Per query term, one binary search for every page's range of
-        symbols in the symbols that have the term; a page's few matches are added up in
-        Python, many (a module page of hundreds of names sharing a word) in an array."""
+        covering most of the query (words weighted by IDF) among those; else -1. Ties: the
+        most specific name (fewest words), then the first. Per query term, one binary search
+        for every page's range of symbols in the symbols that have the term; a page's few
+        matches are added up in Python, many (a module page of hundreds of names sharing a
+        word) in an array."""
         words = _QueryWords(plan, self._term_idf)
         if not words.by_symbol_term:
             return [-1] * len(docs)

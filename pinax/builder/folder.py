@@ -31,9 +31,10 @@ from pinax.content import PageText
 from pinax.errors import InvalidArgs
 from pinax.files import SpecialFile, read_regular
 from pinax.manifest import NAME_PATTERN, Heading, Manifest, Page, parent_section
-from pinax.pages import rst_to_markdown, split_front_matter
+from pinax.pages import source_markdown
 
 from . import ignore, layouts
+from .docs import SOURCE_SUFFIXES
 from .markdown_outline import markdown_outline
 from .model import BuildOptions
 from .report import Reporter, count_pages
@@ -41,8 +42,6 @@ from .sections import Sections, split
 from .select import Patterns
 from .urls import is_url, site_base
 
-MARKDOWN = frozenset({".md", ".mdx", ".markdown"})
-RST = frozenset({".rst"})
 HTML = frozenset({".html", ".htm"})
 MAX_REMEMBERED = 500_000  # ignore verdicts kept between looks at the folder
 SCAN_FACTOR = 4  # source files looked at per page kept (room for --include/--exclude)
@@ -70,7 +69,6 @@ class FolderBuild:
 
     manifest: Manifest
     files: dict[str, str]
-    skipped: int = 0
 
 
 @dataclass
@@ -172,12 +170,7 @@ class FolderSource:
 
     def _is_source(self, name: str) -> bool:
         suffix = os.path.splitext(name)[1].lower()
-        return (
-            suffix in MARKDOWN
-            or suffix in RST
-            or suffix in HTML
-            or (suffix == ".txt" and self.text_is_rst)
-        )
+        return suffix in SOURCE_SUFFIXES or (suffix == ".txt" and self.text_is_rst)
 
     def build(
         self,
@@ -237,7 +230,7 @@ class FolderSource:
             pages=tuple(pages),
             source=str(self.root),
         )
-        return FolderBuild(result, files, unread)
+        return FolderBuild(result, files)
 
     def texts(self, built: FolderBuild) -> list[PageText]:
         """Each page's text by section (for `--content`, and for searching a served folder's
@@ -304,10 +297,10 @@ class FolderSource:
             body = read_regular(self.root / path, MAX_FILE_BYTES)
         except (OSError, SpecialFile):
             return None
-        return parse_source(path, body, self.text_is_rst)
+        return parse_source(path, body)
 
 
-def parse_source(path: str, body: bytes, text_is_rst: bool = False) -> Parsed:
+def parse_source(path: str, body: bytes) -> Parsed:
     """Title, description and outline of one source file."""
     suffix = os.path.splitext(path)[1].lower()
     fallback = _file_title(path)
@@ -318,9 +311,7 @@ def parse_source(path: str, body: bytes, text_is_rst: bool = False) -> Parsed:
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
         return Parsed(extracted.title or fallback, None, outline_of(extracted.headings), {})
-    meta, text = split_front_matter(body.decode("utf-8", errors="replace"))
-    if suffix in RST or suffix == ".txt":
-        text = rst_to_markdown(text)
+    meta, text = source_markdown(body, suffix)
     first, outline = markdown_outline(text)
     title = meta.get("title") or first or fallback
     return Parsed(title[:500], meta.get("description"), outline, meta)
@@ -330,14 +321,13 @@ def source_sections(path: str, body: bytes) -> Sections:
     """One source file's text cut at its outline's headings (as `parse_source` reads it)."""
     from .outlines import html_cuts, markdown_read
 
-    if os.path.splitext(path)[1].lower() in HTML:
+    suffix = os.path.splitext(path)[1].lower()
+    if suffix in HTML:
         from pinax.pages import decode_html, extract_page
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
         return split(extracted.markdown, html_cuts(extracted.markdown, extracted.headings))
-    _, text = split_front_matter(body.decode("utf-8", errors="replace"))
-    if os.path.splitext(path)[1].lower() in RST | {".txt"}:
-        text = rst_to_markdown(text)
+    _, text = source_markdown(body, suffix)
     _, _, sections = markdown_read(text, True)
     assert sections is not None
     return sections

@@ -309,8 +309,8 @@ def open_tools(
     from pinax.tools import Tools
 
     default, per_docs = parse_ttls(ttl or [])
-    docs, folder_paths = split_docs(docs)
-    if folders is None:
+    if folders is None:  # else `docs` are the other sources, split from the folders already
+        docs, folder_paths = split_docs(docs)
         folders = DocsFolders(folder_paths, site_url)
     built = folders.build() if folders else []
     sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)

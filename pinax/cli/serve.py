@@ -117,7 +117,7 @@ def serve(
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(
-                        docs,
+                        others,
                         cache_dir,
                         ttl,
                         allow_private,

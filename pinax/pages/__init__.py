@@ -15,7 +15,8 @@ the HTML parser on first use, so a process that never reads a page never imports
 - credentials: `Credentials` (headers for a site behind a login, by exact origin),
   `read_headers_file`.
 - localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
-  `split_front_matter`, `rst_to_markdown`, `rst_id` (a source as its author wrote it).
+  `source_markdown`, `split_front_matter`, `rst_to_markdown`, `rst_id` (a source as its
+  author wrote it, and as Markdown).
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
@@ -42,7 +43,7 @@ from pinax.pages.policy import (
     origin_of,
     site_origins,
 )
-from pinax.pages.sourcetext import rst_id, rst_to_markdown, split_front_matter
+from pinax.pages.sourcetext import rst_id, rst_to_markdown, source_markdown, split_front_matter
 from pinax.pages.text import clean_markdown, strip_invisible, visible_text
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ __all__ = [
     "rst_id",
     "rst_to_markdown",
     "site_origins",
+    "source_markdown",
     "split_front_matter",
     "strip_invisible",
     "visible_text",

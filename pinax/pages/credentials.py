@@ -54,10 +54,6 @@ class Credentials:
         origins = ", ".join(f"{s}://{h}:{p}" for s, h, p in sorted(self._headers))
         return f"Credentials({origins})"
 
-    @property
-    def origins(self) -> frozenset[Origin]:
-        return frozenset(self._headers)
-
     def for_url(self, url: str) -> dict[str, str]:
         """The headers for `url`'s exact origin (none for any other)."""
         if not self._headers:

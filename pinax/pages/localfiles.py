@@ -20,10 +20,8 @@ from typing import Any
 
 from pinax.errors import FetchFailed, InvalidArgs
 from pinax.files import SpecialFile, read_regular
-from pinax.pages.sourcetext import drop_mdx_imports, rst_to_markdown, split_front_matter
+from pinax.pages.sourcetext import source_markdown
 
-MARKDOWN_SUFFIXES = frozenset({".md", ".mdx", ".markdown"})
-RST_SUFFIXES = frozenset({".rst", ".txt"})
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 
 
@@ -84,8 +82,7 @@ def entry_of(url: str, path: Path, body: bytes) -> dict[str, Any]:
 
             extra[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
     else:
-        meta, text = split_front_matter(body.decode("utf-8", errors="replace"))
-        text = rst_to_markdown(text) if suffix in RST_SUFFIXES else drop_mdx_imports(text)
+        meta, text = source_markdown(body, suffix)
         markdown, removed = clean_markdown_counted(text)
         if removed:
             extra["removed_hidden"] = removed

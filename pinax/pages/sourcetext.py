@@ -61,6 +61,16 @@ def _pairs(block: str, separator: str) -> dict[str, str]:
     return found
 
 
+RST_SUFFIXES = frozenset({".rst", ".txt"})  # a `.txt` source is reST (Sphinx's own sources)
+
+
+def source_markdown(body: bytes, suffix: str) -> tuple[dict[str, str], str]:
+    """(front matter, the text as Markdown) of a Markdown or reST source (`suffix`: its
+    lower-case file ending): what the builder's outline and page text and get_page all read."""
+    meta, text = split_front_matter(body.decode("utf-8", errors="replace"))
+    return meta, rst_to_markdown(text) if suffix in RST_SUFFIXES else drop_mdx_imports(text)
+
+
 def drop_mdx_imports(text: str) -> str:
     """MDX (Docusaurus reads `.md` as MDX too) without the ESM `import ... from "..."` lines
     that open it: code for the page's renderer, not text its readers see. Only the leading

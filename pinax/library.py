@@ -355,11 +355,13 @@ class Library:
             joined.get(name).content_source = read
         return joined
 
-    def load_contents(self) -> None:
+    def load_contents(self, previous: Library | None = None) -> None:
         """Index every manifest's content file now (kept on disk beside the search indexes
-        when loaded with an index folder); a bad file costs its manifest the content only."""
+        when loaded with an index folder; an unchanged one `previous`, the library before a
+        reload, had is taken over); a bad file costs its manifest the content only."""
         for docs in self.all():
-            docs.load_content(self._content_dir)
+            before = previous._docs.get(docs.name) if previous is not None else None
+            docs.load_content(self._content_dir, before)
 
     def keep_content(self, previous: Library) -> None:
         """Where a manifest's content file no longer loads but the manifest is unchanged,

@@ -370,3 +370,25 @@ def test_a_restart_maps_the_content_index_without_reading_the_file_again(
     content_io.write(content_io.companion(manifest), [PageText(WIDGETS_URL, tuple(WIDGETS))])
     changed = loaded(manifest, tmp_path / "cache").all()[0].content
     assert changed is not None and changed.pages == 1  # a changed file is read again
+
+
+def test_a_reload_takes_over_an_unchanged_content_index_and_reads_a_changed_file(
+    tmp_path: Path,
+) -> None:
+    """The index of a content file a reload finds unchanged is the one already mapped (not
+    mapped and checked whole again); a changed file is read anew."""
+    manifest = write_docs(tmp_path)
+    cache = tmp_path / "cache"
+    before = Tools.open([manifest], cache_dir=cache).library
+    before.load_contents()
+    (loaded_before,) = before.all()
+    assert loaded_before.content is not None
+    after = Tools.open([manifest], cache_dir=cache).library
+    after.load_contents(before)
+    (taken_over,) = after.all()
+    assert taken_over.content is loaded_before.content
+    content_io.companion(manifest).write_bytes(b"\x1f\x8b\x08 not really gzip")
+    changed = Tools.open([manifest], cache_dir=cache).library
+    changed.load_contents(after)
+    (read_anew,) = changed.all()
+    assert read_anew.content is None and "not gzip" in (read_anew.content_note or "")

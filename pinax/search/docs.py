@@ -97,6 +97,7 @@ class Docs:
         self.content_source: Callable[[], Iterable[content_io.PageText]] | None = None
         self.content: ContentIndex | None = None
         self.content_note: str | None = None
+        self.content_file: Path | None = None  # the cache file `content` is mapped from
 
     @classmethod
     def from_manifest(cls, manifest: Manifest) -> Docs:
@@ -208,11 +209,13 @@ class Docs:
         if read_files and self.index_file is not None:
             prefetch(self.index_file)
 
-    def load_content(self, folder: Path | None = None) -> None:
+    def load_content(self, folder: Path | None = None, previous: Docs | None = None) -> None:
         """Load the index of `content_path`: mapped from `folder` (where it is kept by the
         content file's hash and this manifest's index) if there and sound, else built and
-        saved there. A bad file costs a warning (`content_note`), never the docs; a reload
-        whose file is bad keeps no half-read content."""
+        saved there; taken over from `previous` (these docs before a reload) when that is the
+        same file, not mapped and checked again. A bad file costs a warning
+        (`content_note`), never the docs; a reload whose file is bad keeps no half-read
+        content."""
         path = self.content_path
         if (path is None and self.content_source is None) or self.content is not None:
             return
@@ -224,10 +227,14 @@ class Docs:
                 return
             if folder is not None and self.index_file is not None:
                 target = folder / f"{_content_key(path, folder, self.index_file.name)}.pxc"
+                if previous is not None and previous.content_file == target:
+                    self.content, self.content_note = previous.content, previous.content_note
+                    self.content_file = target
+                    return
                 headings = int(self.pages.outline_start[-1])
                 index = _mapped_content(target, len(self.pages), headings)
                 if index is not None:
-                    self.content = index
+                    self.content, self.content_file = index, target
                     return
             started = time.perf_counter()
             built = build_content(content_io.read(path), self.pages)
@@ -244,7 +251,7 @@ class Docs:
                 except OSError as exc:
                     log.warning("cannot save the content index of %s (%s)", path, exc)
             log.info("indexed the content of %s in %.1f s", path, time.perf_counter() - started)
-            self.content = index
+            self.content, self.content_file = index, target
         except (ManifestError, OSError, SpecialFile, ValueError) as exc:
             self.content_note = f"served without content: {exc}"
             log.warning("%s: %s", self.name, self.content_note)

@@ -128,7 +128,7 @@ def _load_content(fresh: Tools, previous: Tools, after: Callable[[], None] | Non
     """Index the new docs' page text; where a content file no longer loads, keep what the
     previous docs had (a reload loses nothing to a bad file). Then `after()`."""
     try:
-        fresh.library.load_contents()
+        fresh.library.load_contents(previous.library)
         fresh.library.keep_content(previous.library)
     except Exception as exc:  # a bug, not a bad file: the docs serve without content
         log.error("content not indexed after a reload (%s: %s)", type(exc).__name__, exc)

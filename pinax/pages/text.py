@@ -88,13 +88,17 @@ def clean_markdown_counted(text: str) -> tuple[str, int]:
     removed = len(text) - len(cleaned)
     if "<" not in cleaned:
         return cleaned, removed
+    fences = None  # the text's code fences, while the text is as they were found in
     if "<!--" in cleaned:
-        before = len(cleaned)
-        cleaned = _drop_comments(cleaned, Document(cleaned))
-        removed += before - len(cleaned)
+        fences = Document(cleaned)
+        dropped = _drop_comments(cleaned, fences)
+        if len(dropped) < len(cleaned):  # comments went (only ever removed): fences moved
+            removed += len(cleaned) - len(dropped)
+            cleaned, fences = dropped, None
     if not may_hide(cleaned):
         return cleaned, removed
-    cleaned, hidden = drop_hidden_markup(cleaned, code_test(cleaned, Document(cleaned)))
+    fences = fences or Document(cleaned)
+    cleaned, hidden = drop_hidden_markup(cleaned, code_test(cleaned, fences))
     return cleaned, removed + hidden
 
 
@@ -109,17 +113,18 @@ def may_hide(text: str) -> bool:
 def code_test(text: str, fences: Document):
     """A position -> "inside code?" test for positions asked in increasing order: fenced
     code, or an odd number of backticks before it on its line (a code span)."""
-    state = {"line": -1, "from": 0, "ticks": 0}
+    start = ticks = 0  # where the count of the current line's backticks has reached
 
     def in_code(position: int) -> bool:
+        nonlocal start, ticks
         if fences.in_fence(position):
             return True
-        line_start = text.rfind("\n", state["from"], position) + 1 or state["line"]
-        if line_start != state["line"]:
-            state.update(line=line_start, ticks=0, **{"from": line_start})
-        state["ticks"] += text.count("`", state["from"], position)
-        state["from"] = position
-        return state["ticks"] % 2 == 1
+        newline = text.rfind("\n", start, position)
+        if newline >= 0:  # a new line: its own code spans
+            start, ticks = newline + 1, 0
+        ticks += text.count("`", start, position)
+        start = position
+        return ticks % 2 == 1
 
     return in_code
 

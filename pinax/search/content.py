@@ -255,7 +255,7 @@ class ContentIndex:
     def fetched_at(self, section: int) -> str | None:
         return self._fetched[self._page_of_section(section)] or None
 
-    def text(self, section: int, limit: int = 1 << 24) -> str:
+    def text(self, section: int, limit: int = MAX_PAGE_TEXT) -> str:
         """A section's plain text (its first `limit` bytes)."""
         page = self._page_of_section(section)
         start = int(self._section_offset[section])

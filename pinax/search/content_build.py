@@ -184,7 +184,7 @@ class _Builder:
                 part = done.result()
             except (WorkerError, CancelledError) as exc:
                 log.warning("content build without workers: %s", exc or "stopped")
-                self._stop_workers()
+                self.close()
         if part is None:
             part = analyse(batch)
         first = self.analysed_sections
@@ -199,19 +199,17 @@ class _Builder:
         self.blobs.extend(part.blobs)
         self.analysed_sections += len(part.lengths)
 
-    def _stop_workers(self) -> None:
+    def close(self) -> None:
+        """Stop the worker processes, if any (again: nothing)."""
         if self.pool is not None:
             self.pool.close()
         self.pool, self.workers = None, 0
-
-    def close(self) -> None:
-        self._stop_workers()
 
     def finish(self) -> Built:
         self._send()
         while self.pending:
             self._merge(*self.pending.popleft())
-        self.close()
+        self.close()  # the arrays below need no workers
         size = len(self.section_page)
         arrays = self.result.arrays
         if self.parts:
@@ -295,7 +293,8 @@ def _by_term_and_level(term: np.ndarray, levels: np.ndarray, terms: int) -> np.n
 
 def section_ids(ids: np.ndarray, count: int) -> np.ndarray:
     """Posted section numbers (most of the index) in the fewest bytes that number `count`
-    sections: 2, 3 (little-endian bytes, one spare at the end, read by `packed_ids`) or 4."""
+    sections: 2, 3 (little-endian bytes, one spare at the end, read by
+    `ContentIndex._posted`) or 4."""
     if count <= 1 << 16:
         return ids.astype(np.uint16)
     if count > 1 << 24:

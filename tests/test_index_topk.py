@@ -35,26 +35,23 @@ def best_scores(index: index_module.SearchIndex, terms: list[index_module.Term])
 
 
 @pytest.mark.parametrize(
-    ("short_max", "few_postings", "dense_lookup"),
+    ("short_max", "dense_lookup"),
     [
-        (index_module.SHORT_MAX, index_module.FEW_POSTINGS, index_module.DENSE_LOOKUP),  # shipped
-        (index_module.SHORT_MAX, 0, index_module.DENSE_LOOKUP),  # always through a floor
-        (50, 0, index_module.DENSE_LOOKUP),  # terms on 50+ pages pruned: the threshold algorithm
-        (0, 0, index_module.DENSE_LOOKUP),  # every term pruned
-        (50, 0, 0),  # lookups always by binary search
-        (50, 0, 10**9),  # lookups always through a page-sized array
+        (index_module.SHORT_MAX, index_module.DENSE_LOOKUP),  # shipped: every posting added up
+        (50, index_module.DENSE_LOOKUP),  # terms on 50+ pages pruned: the threshold algorithm
+        (0, index_module.DENSE_LOOKUP),  # every term pruned
+        (50, 0),  # lookups always by binary search
+        (50, 10**9),  # lookups always through a page-sized array
     ],
 )
 def test_top_finds_the_best_scores(
     mdn: tuple[index_module.SearchIndex, list[index_module.Plan]],
     monkeypatch: pytest.MonkeyPatch,
     short_max: int,
-    few_postings: int,
     dense_lookup: int,
 ) -> None:
     index, plans = mdn
     monkeypatch.setattr(index_module, "SHORT_MAX", short_max)
-    monkeypatch.setattr(index_module, "FEW_POSTINGS", few_postings)
     monkeypatch.setattr(index_module, "DENSE_LOOKUP", dense_lookup)
     for plan in plans:
         docs, raw = index.top(plan.terms, K)

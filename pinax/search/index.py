@@ -1,4 +1,4 @@
-"""Search over one manifest: BM25F from numpy postings, with typo and partial-word rescue.
+"""Search over one manifest: BM25F from postings, with typo and partial-word rescue.
 
 The arrays come from `pinax.search.indexing.build` (or from the on-disk store, memory-mapped):
 
@@ -12,11 +12,12 @@ The arrays come from `pinax.search.indexing.build` (or from the on-disk store, m
   words) and `doc_depth` (URL depth below the base path).
 
 A query costs in proportion to the postings it reads, not to the pages. When every query word
-is on at most `SHORT_MAX` pages, all postings are added up and a floor (the k-th best score of
-some pages) leaves few to rank. Otherwise only the short lists (rare words, the ones that
-decide) are added up, and the common words are looked up by binary search for the candidates
-that can still reach the top; pages only common words reach come from a threshold algorithm
-over those words' highest weights first. Both give the exact top k (tests/test_index_topk.py).
+is on at most `SHORT_MAX` pages, all postings are added up by a compiled loop that keeps the k
+best (`pinax.search.kernels`, which also finds the heading a hit names). Otherwise only the
+short lists (rare words, the ones that decide) are added up, and the common words are looked
+up by binary search for the candidates that can still reach the top; pages only common words
+reach come from a threshold algorithm over those words' highest weights first. Both give the
+exact top k (tests/test_index_topk.py).
 Every query word is searched as typed. Beside a word the index does not know, a correction
 (edit distance) or completions (prefix) may be added at a lower weight, or, when nothing else
 of the query is found, known words containing it (substring); never for short words, words
@@ -25,8 +26,6 @@ with digits or one part of an identifier (see `_rescuable`).
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import math
 import threading
 from collections.abc import Callable, Sequence
@@ -48,9 +47,9 @@ from pinax.search.indexing import (
     dotted_names,
     idf,
     name_terms,
-    ragged,
     symbol_text,
 )
+from pinax.search.kernels import Kernels
 from pinax.search.semantic import Vectors
 from pinax.search.tokens import (
     PART_WEIGHT,
@@ -74,7 +73,6 @@ NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
 MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
-FEW_POSTINGS = 2048  # a query reaching no more pages than this ranks them all
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
 SAMPLE = 4096  # candidates sampled to set the first bar
@@ -228,6 +226,7 @@ class SearchIndex:
         self._local = threading.local()
         # Title and heading vectors, when the index was built with the embedding model.
         self.vectors = Vectors(arrays) if Vectors.present(arrays) else None
+        self._kernels = Kernels(arrays)
 
     def frequency(self, text: str) -> int:
         """How many pages have a term (a stem or phrase; 0 if the index lacks it)."""
@@ -427,38 +426,12 @@ class SearchIndex:
         """For each page, the heading that answers the part of the query its title does not:
         the heading covering most of that part (words weighted by IDF), if it covers at
         least half of it; else -1 (also when the title covers the whole query). Ties: the
-        first heading of the page. Per query term, one binary search of all the pages'
-        heading texts in the texts that have the term; the matches are added up in Python."""
+        first heading of the page. Each heading's text is looked up in the few texts that
+        have each query term (see `kernels.Kernels.best_headings`)."""
         weights = self._content_weights(plan)
-        starts = self._heading_start
-        counts = [starts[doc + 1] - starts[doc] for doc in docs]
-        best = [-1] * len(docs)
-        if not any(counts) or not weights:
-            return best
-        ends = list(itertools.accumulate(counts))  # where each page's headings end in `heads`
-        heads = ragged(np.array([starts[doc] for doc in docs]), np.array(counts))
-        texts = self._heading_text[heads]
-        titled = [self._titled(doc) for doc in docs]
-        scores: list[dict[int, float]] = [{} for _ in docs]  # heading -> what it covers
-        for term, weight in weights.items():
-            start, end = self._term_text_start.item(term), self._term_text_start.item(term + 1)
-            if start == end:
-                continue
-            having = self._term_text[start:end]
-            at = np.searchsorted(having, texts)
-            np.minimum(at, end - start - 1, out=at)
-            for i in np.flatnonzero(having[at] == texts).tolist():
-                heading, page = heads.item(i), bisect.bisect_right(ends, i)
-                if term not in titled[page]:
-                    found = scores[page]
-                    found[heading] = found.get(heading, 0.0) + weight
-        for page, (found, title) in enumerate(zip(scores, titled, strict=True)):
-            wanted = HEADING_COVER * sum(w for term, w in weights.items() if term not in title)
-            most = 0.0
-            for heading in sorted(found):  # the earliest of equals
-                if found[heading] > most and found[heading] >= wanted:
-                    best[page], most = heading, found[heading]
-        return best
+        if not weights:
+            return [-1] * len(docs)
+        return self._kernels.best_headings(docs, weights, HEADING_COVER)
 
     def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:
         """For each page, the symbol (its number over all pages) whose name answers the
@@ -575,47 +548,10 @@ class SearchIndex:
         return self._post_doc[s:e], self._post_weight[s:e]
 
     def _top_short(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Every term's postings added up (in the scratch scores); then a floor, the k-th best
-        of some pages (the strongest term's, or the first pages of every term), leaves only
-        the pages at or above it to rank. Work in proportion to the postings, not the pages."""
+        """Every term's postings added up, the k best kept (best first): work in proportion
+        to the postings, not the pages (see `kernels.Kernels.top`)."""
         work = self._scratch()
-        scratch = work.scores
-        reached: list[np.ndarray] = []
-        added: list[np.ndarray] = []
-        strongest, bound = None, -1.0
-        every = None
-        try:
-            for term, weight in weights.items():
-                docs, values = self.postings(term)
-                reached.append(docs)
-                added.append(values if weight == 1.0 else values * np.float32(weight))
-                if self._term_max.item(term) * weight > bound:
-                    strongest, bound = docs, self._term_max.item(term) * weight
-            # Pages as intp: numpy converts int32 indices on every fancy-index operation.
-            if len(reached) > 1:  # one scatter for all terms (a page may repeat: add.at)
-                every = np.concatenate(reached, dtype=np.intp)
-                np.add.at(scratch, every, np.concatenate(added))
-            else:  # one term's pages are distinct
-                every = reached[0].astype(np.intp)
-                scratch[every] = added[0]
-            candidates = every
-            if len(every) > FEW_POSTINGS and strongest is not None:
-                if len(strongest) > k:
-                    some = strongest
-                else:  # the first pages of each term: distinct, as the floor needs k pages
-                    firsts = [docs[: 4 * k] for docs in reached]
-                    some = work.distinct(np.concatenate(firsts, dtype=np.intp))
-                if len(some) > k:  # `take`: no conversion of int32 pages either
-                    candidates = every[scratch[every] >= _kth(scratch.take(some), k)]
-            matched = work.distinct(candidates) if len(reached) > 1 else candidates
-            scores = scratch[matched]
-        finally:
-            if every is not None:
-                scratch[every] = 0.0
-        if len(matched) > k:
-            keep = np.argpartition(scores, len(scores) - k)[-k:]
-            matched, scores = matched[keep], scores[keep]
-        return matched, scores
+        return self._kernels.top(weights, k, work.scores, work.marks, work.touched)
 
     def _top_pruned(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
         """Short terms (rare words: the ones that decide) are added up densely, and their
@@ -843,7 +779,9 @@ class Scratch:
         self.scores = np.zeros(size, dtype=np.float32)
         self.dense = np.zeros(size, dtype=np.float32)  # one term's weights, for lookups
         self.seen = np.zeros(size, dtype=bool)
+        self.marks = self.seen.view(np.uint8)  # the same, as the compiled loops take it
         self.owner = np.zeros(size, dtype=np.int32)
+        self.touched = np.zeros(size, dtype=np.int32)  # pages reached, in the order reached
 
     def distinct(self, pages: np.ndarray) -> np.ndarray:
         """The distinct pages of an array, in no set order. Few are sorted; many are written

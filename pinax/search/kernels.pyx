@@ -1,0 +1,219 @@
+# cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=False
+"""The search's innermost loops, compiled: what a query costs per posting and per heading.
+
+Each of these loops touches a few hundred to a few thousand numbers. Written with numpy, a
+query paid one to three microseconds for each of some sixty array calls, most of its time;
+here each loop is one call. Everything read comes from an index file that may be tampered
+with (the cache folder is untrusted), so every index is bounds-checked: a bad number is an
+`IndexError`, never a read out of bounds, and the work arrays are left clean either way.
+
+`pinax.search.index` is the only user; the arrays are those `pinax.search.indexing` builds.
+Rebuilt by `pip install -e .` (tests/test_kernels.py says when the build is older than this
+file).
+"""
+
+import numpy as np
+
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+
+
+cdef class Offsets:
+    """A CSR offsets array as the store keeps it: uint32 where every offset fits, else
+    int64 (see `pagetable.narrow`)."""
+
+    cdef const uint32_t[::1] narrow
+    cdef const int64_t[::1] wide
+    cdef bint is_wide
+    cdef readonly Py_ssize_t length
+
+    def __init__(self, array):
+        self.is_wide = array.dtype == np.int64
+        if self.is_wide:
+            self.wide = array
+        else:
+            self.narrow = np.asarray(array, dtype=np.uint32)
+        self.length = len(array)
+
+    cdef inline int64_t at(self, Py_ssize_t i) except -1:
+        if i < 0 or i >= self.length:
+            raise IndexError(f"offset {i} outside 0..{self.length - 1}")
+        return self.wide[i] if self.is_wide else self.narrow[i]
+
+
+cdef class Kernels:
+    """The loops of one index, over views of its arrays (made once: a view costs a little
+    each time it is taken)."""
+
+    cdef Offsets post_start
+    cdef const int32_t[::1] post_doc
+    cdef const float[::1] post_weight
+    cdef Offsets heading_start
+    cdef const int32_t[::1] heading_text
+    cdef Offsets term_text_start
+    cdef const int32_t[::1] term_text
+    cdef Offsets title_term_start
+    cdef const int32_t[::1] title_term
+
+    def __init__(self, arrays):
+        self.post_start = Offsets(arrays["post_start"])
+        self.post_doc = arrays["post_doc"]
+        self.post_weight = arrays["post_weight"]
+        self.heading_start = Offsets(arrays["outline_start"])
+        self.heading_text = arrays["heading_title_id"]
+        self.term_text_start = Offsets(arrays["term_text_start"])
+        self.term_text = arrays["term_text"]
+        self.title_term_start = Offsets(arrays["title_term_start"])
+        self.title_term = arrays["title_term"]
+
+    def top(self, dict weights, Py_ssize_t k, float[::1] scores, uint8_t[::1] seen,
+            int32_t[::1] touched):
+        """The k best pages for weighted terms (`{term: weight}`) and their raw scores, best
+        first (ties: the lower page number first), as int32 and float32 arrays. Every
+        posting of every term is added up in `scores` (float32, in the terms' order, as
+        numpy's `add.at` would), the pages reached listed in `touched` and marked in `seen`;
+        all three are page-sized work arrays, left as they came (zero) on return."""
+        cdef Py_ssize_t reached = 0, i, p, start, end
+        cdef int32_t doc
+        cdef float factor, value
+        try:
+            for term, weight in weights.items():
+                start = self.post_start.at(term)
+                end = self.post_start.at(term + 1)
+                factor = <float>weight
+                for p in range(start, end):
+                    doc = self.post_doc[p]
+                    value = self.post_weight[p]
+                    if factor != 1.0:
+                        value = value * factor
+                    if not seen[doc]:
+                        seen[doc] = 1
+                        touched[reached] = doc
+                        reached += 1
+                    scores[doc] += value
+            return _best(scores, touched, reached, k)
+        finally:
+            for i in range(reached):
+                doc = touched[i]
+                scores[doc] = 0.0
+                seen[doc] = 0
+
+    def best_headings(self, list docs, dict weights, double cover):
+        """For each page, the heading that answers what its title does not: the one whose
+        text has the largest weight of the query terms (`{term: weight}`) missing from the
+        title, if that is at least `cover` of their total weight; the first of equals; -1
+        where none does (also when the title has every term)."""
+        cdef Py_ssize_t count = len(weights), j, at
+        cdef int64_t h, first, last, title_first, title_last
+        cdef int32_t text
+        cdef double total, score, most
+        cdef int64_t[::1] terms = np.fromiter(weights, dtype=np.int64, count=count)
+        cdef double[::1] values = np.fromiter(weights.values(), dtype=np.float64, count=count)
+        cdef uint8_t[::1] titled = np.zeros(count, dtype=np.uint8)
+        best = [-1] * len(docs)
+        for at in range(len(docs)):
+            doc = docs[at]
+            first = self.heading_start.at(doc)
+            last = self.heading_start.at(doc + 1)
+            if first == last:
+                continue
+            title_first = self.title_term_start.at(doc)
+            title_last = self.title_term_start.at(doc + 1)
+            total = 0.0
+            for j in range(count):
+                titled[j] = _holds(self.title_term, title_first, title_last, terms[j])
+                if not titled[j]:
+                    total += values[j]
+            if total == 0.0:
+                continue
+            most = 0.0
+            for h in range(first, last):
+                text = self.heading_text[h]
+                score = 0.0
+                for j in range(count):
+                    if not titled[j] and self._has_text(terms[j], text):
+                        score += values[j]
+                if score > most and score >= cover * total:
+                    best[at] = h
+                    most = score
+        return best
+
+    cdef bint _has_text(self, int64_t term, int32_t text) except -1:
+        """Whether a heading text has a term: a binary search in the term's texts."""
+        cdef int64_t low = self.term_text_start.at(term)
+        cdef int64_t high = self.term_text_start.at(term + 1)
+        cdef int64_t middle
+        while low < high:
+            middle = (low + high) >> 1
+            if self.term_text[middle] < text:
+                low = middle + 1
+            else:
+                high = middle
+        return low < self.term_text_start.at(term + 1) and self.term_text[low] == text
+
+
+cdef bint _holds(const int32_t[::1] values, int64_t first, int64_t last, int64_t wanted) except -1:
+    """Whether `values[first:last]` (a title's few terms) holds `wanted`."""
+    cdef int64_t i
+    for i in range(first, last):
+        if values[i] == wanted:
+            return True
+    return False
+
+
+cdef inline bint _worse(float score, int32_t doc, float other, int32_t other_doc):
+    """Whether (score, doc) ranks below (other, other_doc): lower, or equal and later."""
+    return score < other or (score == other and doc > other_doc)
+
+
+cdef _best(float[::1] scores, int32_t[::1] touched, Py_ssize_t reached, Py_ssize_t k):
+    """The k best of the `reached` pages in `touched`, best first: a heap of the k best seen
+    (its root the worst of them), emptied from the back."""
+    cdef Py_ssize_t size = 0, i, c, child, m = min(k, reached)
+    cdef int32_t doc
+    cdef float score
+    docs_out = np.empty(m, dtype=np.int32)
+    scores_out = np.empty(m, dtype=np.float32)
+    cdef int32_t[::1] heap_doc = docs_out
+    cdef float[::1] heap_score = scores_out
+    if m <= 0:
+        return docs_out, scores_out
+    for i in range(reached):
+        doc = touched[i]
+        score = scores[doc]
+        if size < m:  # sift up
+            c = size
+            size += 1
+            while c > 0 and _worse(score, doc, heap_score[(c - 1) >> 1], heap_doc[(c - 1) >> 1]):
+                heap_score[c] = heap_score[(c - 1) >> 1]
+                heap_doc[c] = heap_doc[(c - 1) >> 1]
+                c = (c - 1) >> 1
+            heap_score[c] = score
+            heap_doc[c] = doc
+        elif _worse(heap_score[0], heap_doc[0], score, doc):
+            _sift_down(heap_score, heap_doc, size, score, doc)
+    while size > 1:  # the worst to the back, one at a time: best first
+        size -= 1
+        score, doc = heap_score[size], heap_doc[size]
+        heap_score[size], heap_doc[size] = heap_score[0], heap_doc[0]
+        _sift_down(heap_score, heap_doc, size, score, doc)
+    return docs_out, scores_out
+
+
+cdef inline void _sift_down(float[::1] heap_score, int32_t[::1] heap_doc, Py_ssize_t size,
+                            float score, int32_t doc):
+    """Put (score, doc) at the root of a heap of `size` and let it sink to its place."""
+    cdef Py_ssize_t c = 0, child
+    while True:
+        child = 2 * c + 1
+        if child >= size:
+            break
+        if child + 1 < size and _worse(heap_score[child + 1], heap_doc[child + 1],
+                                       heap_score[child], heap_doc[child]):
+            child += 1
+        if not _worse(heap_score[child], heap_doc[child], score, doc):
+            break
+        heap_score[c] = heap_score[child]
+        heap_doc[c] = heap_doc[child]
+        c = child
+    heap_score[c] = score
+    heap_doc[c] = doc

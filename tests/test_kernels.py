@@ -1,0 +1,109 @@
+"""The compiled loops (pinax/search/kernels.pyx): the installed build is this source's, a top-k
+is exact, best first with ties in page order, and a tampered index file costs an IndexError,
+never a read out of bounds or a dirty work array."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pinax.search import kernels
+from pinax.search.index import Scratch
+
+
+def test_the_installed_build_is_not_older_than_its_source() -> None:
+    source = Path(kernels.__file__).with_name("kernels.pyx")
+    if not source.exists():
+        pytest.skip("installed from a wheel: no source beside the build")
+    assert Path(kernels.__file__).stat().st_mtime >= source.stat().st_mtime, (
+        "pinax/search/kernels.pyx changed since it was compiled: run `pip install -e .` again"
+    )
+
+
+def postings(lists: list[list[tuple[int, float]]], pages: int) -> dict[str, np.ndarray]:
+    """The arrays `Kernels` reads, for terms given as (page, weight) lists in page order;
+    no headings."""
+    start = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(found) for found in lists], out=start[1:])
+    flat = [entry for found in lists for entry in found]
+    return {
+        "post_start": start,
+        "post_doc": np.array([page for page, _ in flat], dtype=np.int32),
+        "post_weight": np.array([weight for _, weight in flat], dtype=np.float32),
+        "outline_start": np.zeros(pages + 1, dtype=np.uint32),
+        "heading_title_id": np.zeros(0, dtype=np.int32),
+        "term_text_start": np.zeros(len(lists) + 1, dtype=np.uint32),
+        "term_text": np.zeros(0, dtype=np.int32),
+        "title_term_start": np.zeros(pages + 1, dtype=np.uint32),
+        "title_term": np.zeros(0, dtype=np.int32),
+    }
+
+
+def top(arrays: dict[str, np.ndarray], weights: dict[int, float], k: int, pages: int):  # type: ignore[no-untyped-def]
+    work = Scratch(pages)
+    found = kernels.Kernels(arrays).top(weights, k, work.scores, work.marks, work.touched)
+    assert not work.scores.any() and not work.seen.any()  # left as they came
+    return found
+
+
+def test_top_is_exact_and_best_first_with_ties_in_page_order() -> None:
+    rng = np.random.default_rng(5)
+    pages = 300
+    lists = []
+    for _ in range(6):
+        chosen = np.sort(rng.choice(pages, size=rng.integers(1, pages), replace=False))
+        # Few distinct weights: many equal sums, so the order of ties is tested too.
+        lists.append([(int(p), float(rng.integers(1, 4))) for p in chosen])
+    arrays = postings(lists, pages)
+    for k in (1, 5, 20, 1000):
+        weights = {0: 1.0, 2: 0.5, 5: 2.0}
+        docs, scores = top(arrays, weights, k, pages)
+        every = np.zeros(pages, dtype=np.float32)
+        for term, weight in weights.items():
+            for page, value in lists[term]:
+                every[page] += np.float32(value) * np.float32(weight)
+        expected = sorted((-float(every[p]), p) for p in range(pages) if every[p] > 0)[:k]
+        assert list(zip((-scores).tolist(), docs.tolist(), strict=True)) == expected
+
+
+def test_top_of_nothing_is_empty() -> None:
+    docs, scores = top(postings([[], [(3, 1.0)]], 10), {0: 1.0}, 5, 10)
+    assert len(docs) == len(scores) == 0
+
+
+@pytest.mark.parametrize(
+    "lists, weights",
+    [
+        ([[(1, 1.0), (99, 1.0)]], {0: 1.0}),  # a page past the index's pages
+        ([[(1, 1.0), (-7, 1.0)]], {0: 1.0}),  # a negative page
+        ([[(1, 1.0)]], {5: 1.0}),  # a term the index does not have
+        ([[(1, 1.0)]], {-1: 1.0}),
+    ],
+)
+def test_a_tampered_index_is_an_index_error_and_leaves_the_work_arrays_clean(
+    lists: list[list[tuple[int, float]]], weights: dict[int, float]
+) -> None:
+    pages = 10
+    work = Scratch(pages)
+    kernel = kernels.Kernels(postings(lists, pages))
+    with pytest.raises(IndexError):
+        kernel.top(weights, 5, work.scores, work.marks, work.touched)
+    assert not work.scores.any() and not work.seen.any()
+
+
+def test_offsets_past_the_postings_are_refused() -> None:
+    arrays = postings([[(1, 1.0)]], 10)
+    arrays["post_start"] = np.array([0, 50], dtype=np.int64)  # one posting stored, 50 claimed
+    work = Scratch(10)
+    with pytest.raises(IndexError):
+        kernels.Kernels(arrays).top({0: 1.0}, 5, work.scores, work.marks, work.touched)
+    assert not work.scores.any() and not work.seen.any()
+
+
+def test_arrays_of_another_type_are_refused_when_the_loops_are_made() -> None:
+    arrays = postings([[(1, 1.0)]], 10)
+    arrays["post_weight"] = arrays["post_weight"].astype(np.float64)
+    with pytest.raises(ValueError):
+        kernels.Kernels(arrays)

@@ -24,7 +24,7 @@ def test_the_installed_build_is_not_older_than_its_source() -> None:
 
 def postings(lists: list[list[tuple[int, float]]], pages: int) -> dict[str, np.ndarray]:
     """The arrays `Kernels` reads, for terms given as (page, weight) lists in page order;
-    no headings."""
+    no headings, no symbols."""
     start = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum([len(found) for found in lists], out=start[1:])
     flat = [entry for found in lists for entry in found]
@@ -38,6 +38,11 @@ def postings(lists: list[list[tuple[int, float]]], pages: int) -> dict[str, np.n
         "term_text": np.zeros(0, dtype=np.int32),
         "title_term_start": np.zeros(pages + 1, dtype=np.uint32),
         "title_term": np.zeros(0, dtype=np.int32),
+        "symbol_start": np.zeros(pages + 1, dtype=np.uint32),
+        "term_symbol_start": np.zeros(len(lists) + 1, dtype=np.uint32),
+        "term_symbol": np.zeros(0, dtype=np.int32),
+        "term_symbol_part": np.zeros(0, dtype=bool),
+        "symbol_size": np.zeros(0, dtype=np.uint16),
     }
 
 

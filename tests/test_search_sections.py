@@ -173,7 +173,9 @@ def _heading_by_reading_each(docs, doc: int, plan) -> int:  # type: ignore[no-un
     least half of it; the earliest of equals."""
     index, table = docs.index, docs.pages
     weights = index._content_weights(plan)
-    rest = {term: w for term, w in weights.items() if term not in index._titled(doc)}
+    title = table.title(doc)
+    titled = {index.vocabulary.term(stem(w)) for c in chunks(title) for w, _ in chunk_words(c)}
+    rest = {term: w for term, w in weights.items() if term not in titled}
     best, most = -1, 0.0
     for heading in range(table.outline_start.item(doc), table.outline_start.item(doc + 1)):
         text = table.heading(heading).title

@@ -68,7 +68,6 @@ CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less th
 SUBSTRING_WEIGHT = 0.5
 COMPLETIONS = 3  # known words a partial word may stand for
 SYMBOL_WORD_SHARE = 0.25  # a plain word's weight in symbols beside its weight elsewhere
-DENSE_SYMBOLS = 64  # a page's names with its rarest needed word beyond this: in an array
 NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
 MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
 EXACT_TITLE_BOOST = 1.2
@@ -209,19 +208,7 @@ class SearchIndex:
         self._title_key = arrays["title_key"]
         self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
-        # Read a few items at a time per hit: memoryviews index faster than arrays.
-        self._heading_start = _items(arrays["outline_start"])  # the page table's headings
-        self._heading_text = arrays["heading_title_id"]
-        self._term_text_start = arrays["term_text_start"]
-        self._term_text = arrays["term_text"]
-        self._title_term_start = _items(arrays["title_term_start"])
-        self._title_term = _items(arrays["title_term"])
-        self._symbol_start = arrays["symbol_start"]  # the page table's symbols
-        self._term_symbol_start = arrays["term_symbol_start"]
-        self._term_symbol = arrays["term_symbol"]
-        self._symbol_size = arrays["symbol_size"]
-        self._term_symbol_part = arrays["term_symbol_part"]
-        self._symbols = len(self._term_symbol) > 0  # else no `§word` or `=Name` term either
+        self._symbols = len(arrays["term_symbol"]) > 0  # else no `§word` or `=Name` term either
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         self._local = threading.local()
         # Title and heading vectors, when the index was built with the embedding model.
@@ -438,88 +425,16 @@ class SearchIndex:
         query: one whose words cover every whole word of the query that the page's title
         lacks (all of them if it lacks none; a dotted name typed always counts), the one
         covering most of the query (words weighted by IDF) among those; else -1. Ties: the
-        most specific name (fewest words), then the first. Per query term, one binary search
-        for every page's range of symbols in the symbols that have the term; a page's few
-        matches are added up in Python, many (a module page of hundreds of names sharing a
-        word) in an array."""
+        most specific name (fewest words), then the first. The page's names that have each
+        query term are found by binary search in the term's names (see
+        `kernels.Kernels.best_symbols`)."""
+        if not self._symbols:
+            return [-1] * len(docs)
         words = _QueryWords(plan, self._term_idf)
         if not words.by_symbol_term:
             return [-1] * len(docs)
-        starts = self._symbol_start
-        ranges = [(starts.item(doc), starts.item(doc + 1)) for doc in docs]
-        matches: list[list[tuple[np.ndarray, np.ndarray, int]]] = [[] for _ in docs]
-        bounds = [bound for first_last in ranges for bound in first_last]
-        for term, bit in words.by_symbol_term.items():
-            start, end = self._term_symbol_start.item(term), self._term_symbol_start.item(term + 1)
-            if start == end:
-                continue
-            having = self._term_symbol[start:end]
-            places = np.searchsorted(having, bounds).tolist()
-            for at in range(len(docs)):
-                lo, hi = places[2 * at], places[2 * at + 1]
-                if lo < hi:
-                    parts = self._term_symbol_part[start + lo : start + hi]
-                    matches[at].append((having[lo:hi], parts, bit))
-        return [
-            self._best_symbol(found, first, last, words.required(self._titled(doc)), words)
-            if found
-            else -1
-            for found, doc, (first, last) in zip(matches, docs, ranges, strict=True)
-        ]
-
-    def _best_symbol(
-        self,
-        matches: list[tuple[np.ndarray, np.ndarray, int]],
-        first: int,
-        last: int,
-        required: int,
-        words: _QueryWords,
-    ) -> int:
-        """The best symbol of one page's matches (see `best_symbols`): `required` and each
-        match's word are bits of `words`; a part of a name's word covers half a word."""
-        found, sizes = 0, {}
-        for symbols, _, bit in matches:
-            found |= bit
-            sizes[bit] = sizes.get(bit, 0) + len(symbols)
-        if not required or found & required != required:
-            return -1  # a word no name of the page has
-        # Only the names that have the rarest of the words the title lacks can cover them all.
-        rarest = min((bit for bit in sizes if bit & required), key=sizes.__getitem__)
-        if sizes[rarest] <= DENSE_SYMBOLS:
-            able = {s for symbols, _, bit in matches if bit == rarest for s in symbols.tolist()}
-            covered: dict[int, int] = {}
-            halves: dict[int, int] = {}
-            for symbols, parts, bit in matches:
-                part_of = dict(zip(symbols.tolist(), parts.tolist(), strict=True))
-                for symbol in able.intersection(part_of):
-                    if part_of[symbol]:
-                        halves[symbol] = halves.get(symbol, 0) | bit
-                    else:
-                        covered[symbol] = covered.get(symbol, 0) | bit
-            every = set(covered) | set(halves)
-            scores = {
-                s: words.score(covered.get(s, 0), halves.get(s, 0))
-                for s in every
-                if (covered.get(s, 0) | halves.get(s, 0)) & required == required
-            }
-        else:
-            whole = np.zeros(last - first, dtype=np.int64)
-            half = np.zeros(last - first, dtype=np.int64)
-            for symbols, parts, bit in matches:
-                at = symbols - first
-                whole[at[~parts]] |= bit
-                half[at[parts]] |= bit
-            ok = np.flatnonzero(((whole | half) & required) == required)
-            scores = {int(i) + first: words.score(int(whole[i]), int(half[i])) for i in ok.tolist()}
-        if not scores:
-            return -1
-        best = max(scores.values())
-        tied = [s for s, score in scores.items() if score >= best * (1 - 1e-6)]
-        return min(tied, key=lambda s: (self._symbol_size.item(s), s))
-
-    def _titled(self, doc: int) -> set[int]:
-        return set(
-            self._title_term[self._title_term_start[doc] : self._title_term_start[doc + 1]].tolist()
+        return self._kernels.best_symbols(
+            docs, words.by_symbol_term, words.weight, words.whole, words.regular, PART_WEIGHT
         )
 
     def _content_weights(self, plan: Plan, symbols: bool = False) -> dict[int, float]:
@@ -721,54 +636,33 @@ class SearchIndex:
 
 
 class _QueryWords:
-    """A plan's query words as bits (at most 62 words; more are not asked for by name): each
-    word's weight (IDF-weighted), which are whole words (not parts of a name), the regular
-    terms each has (to tell the title's words), and which symbol-field terms stand for which
-    word (`§word`, dotted names)."""
+    """A plan's query words as bits 0..61 (more are not asked for by name): each word's
+    weight (IDF-weighted), which are whole words (not parts of a name), the regular terms
+    each has (to tell the title's words), and which symbol-field terms stand for which word
+    (`§word`, dotted names)."""
 
     def __init__(self, plan: Plan, term_idf: np.ndarray) -> None:
-        self.bits: dict[str, int] = {}
+        bits: dict[str, int] = {}
         self.weight: list[float] = []
-        self.whole = 0
-        self.regular: dict[int, set[int]] = {}
-        self.by_symbol_term: dict[int, int] = {}
+        self.whole = 0  # a bit mask
+        self.regular: list[tuple[int, int]] = []  # (bit, term)
+        self.by_symbol_term: dict[int, int] = {}  # term -> bit
         for t in plan.terms:
             if t.match == "phrase":
                 continue
-            if t.word not in self.bits:
-                if len(self.bits) >= 62:
+            if t.word not in bits:
+                if len(bits) >= 62:
                     continue
-                self.bits[t.word] = 1 << len(self.bits)
+                bits[t.word] = len(bits)
                 self.weight.append(0.0)
-            bit = self.bits[t.word]
-            at = bit.bit_length() - 1
-            self.weight[at] = max(self.weight[at], t.weight * term_idf.item(t.term))
-            dotted = "." in t.text
+            bit = bits[t.word]
+            self.weight[bit] = max(self.weight[bit], t.weight * term_idf.item(t.term))
             if t.word in plan.whole:
-                self.whole |= bit
-            if t.text.startswith((SYMBOL, EXACT)) or dotted:
+                self.whole |= 1 << bit
+            if t.text.startswith((SYMBOL, EXACT)) or "." in t.text:
                 self.by_symbol_term.setdefault(t.term, bit)
-            else:
-                self.regular.setdefault(bit, set()).add(t.term)
-
-    def required(self, titled: set[int]) -> int:
-        """The whole words a page's symbol must cover: those its title lacks, or, when the
-        title has them all (`App` on the page `textual.app`), all of them."""
-        need = 0
-        whole = self.whole or sum(self.bits.values())
-        for bit in self.bits.values():
-            if whole & bit and not (self.regular.get(bit, set()) & titled):
-                need |= bit
-        return need or whole  # (a long name typed has no whole word: all its parts then)
-
-    def score(self, whole: int, half: int) -> float:
-        total = 0.0
-        for at, weight in enumerate(self.weight):
-            if whole >> at & 1:
-                total += weight
-            elif half >> at & 1:
-                total += weight * PART_WEIGHT
-        return total
+            elif (bit, t.term) not in self.regular:
+                self.regular.append((bit, t.term))
 
 
 class Scratch:
@@ -803,10 +697,6 @@ def _unique(values: np.ndarray) -> np.ndarray:
     first[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     return ordered[first]
-
-
-def _items(array: np.ndarray) -> memoryview:
-    return memoryview(np.ascontiguousarray(array))
 
 
 def _bar(values: np.ndarray, count: int) -> float:

@@ -14,7 +14,7 @@ file).
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 
 cdef class Offsets:
@@ -53,6 +53,11 @@ cdef class Kernels:
     cdef const int32_t[::1] term_text
     cdef Offsets title_term_start
     cdef const int32_t[::1] title_term
+    cdef Offsets symbol_start
+    cdef Offsets term_symbol_start
+    cdef const int32_t[::1] term_symbol
+    cdef const uint8_t[::1] term_symbol_part
+    cdef const uint16_t[::1] symbol_size
 
     def __init__(self, arrays):
         self.post_start = Offsets(arrays["post_start"])
@@ -64,6 +69,11 @@ cdef class Kernels:
         self.term_text = arrays["term_text"]
         self.title_term_start = Offsets(arrays["title_term_start"])
         self.title_term = arrays["title_term"]
+        self.symbol_start = Offsets(arrays["symbol_start"])
+        self.term_symbol_start = Offsets(arrays["term_symbol_start"])
+        self.term_symbol = arrays["term_symbol"]
+        self.term_symbol_part = arrays["term_symbol_part"].view(np.uint8)
+        self.symbol_size = arrays["symbol_size"]
 
     def top(self, dict weights, Py_ssize_t k, float[::1] scores, uint8_t[::1] seen,
             int32_t[::1] touched):
@@ -137,6 +147,105 @@ cdef class Kernels:
                     most = score
         return best
 
+    def best_symbols(self, list docs, dict terms, list weights, uint64_t whole, list regular,
+                     double part_weight):
+        """For each page, the symbol whose name answers the query, or -1 (see
+        `SearchIndex.best_symbols` for the rule). The query's words are bits: `terms` maps
+        each symbol-field term to its word's bit (0..61), `weights[bit]` is the word's
+        weight, `whole` has the bits of words typed whole (0: all count), and `regular`
+        lists (bit, term) for the word's plain terms, which the page's title may have. A
+        name's word found as a part of it counts `part_weight` of the word."""
+        cdef Py_ssize_t count = len(weights), at, b, i, reached, widest = 0
+        cdef int64_t first, last, low, high, p, title_first, title_last
+        cdef uint64_t every = (<uint64_t>1 << count) - 1, found, need, required, mask
+        cdef int32_t s, best
+        cdef double score, most
+        cdef double[::1] weight = np.array(weights, dtype=np.float64)
+        cdef int64_t[::1] term_of = np.fromiter(terms, dtype=np.int64, count=len(terms))
+        cdef int64_t[::1] bit_of = np.fromiter(terms.values(), dtype=np.int64, count=len(terms))
+        cdef int64_t[::1] regular_bit = np.array([b for b, _ in regular], dtype=np.int64)
+        cdef int64_t[::1] regular_term = np.array([t for _, t in regular], dtype=np.int64)
+        if not 0 < count <= 62:
+            raise ValueError(f"{count} query words: 1 to 62 are named by bits")
+        if whole == 0:
+            whole = every
+        result = [-1] * len(docs)
+        for at in range(len(docs)):
+            widest = max(widest, self.symbol_start.at(docs[at] + 1) - self.symbol_start.at(docs[at]))
+        if widest == 0:
+            return result
+        # Per symbol of one page: the words its name has whole, as parts; which were reached.
+        cdef uint64_t[::1] whole_words = np.zeros(widest, dtype=np.uint64)
+        cdef uint64_t[::1] part_words = np.zeros(widest, dtype=np.uint64)
+        cdef int32_t[::1] touched = np.zeros(widest, dtype=np.int32)
+        for at in range(len(docs)):
+            first = self.symbol_start.at(docs[at])
+            last = self.symbol_start.at(docs[at] + 1)
+            if first == last:
+                continue
+            found = 0
+            reached = 0
+            for i in range(len(term_of)):
+                low = _lower(self.term_symbol, self.term_symbol_start.at(term_of[i]),
+                             self.term_symbol_start.at(term_of[i] + 1), first)
+                high = _lower(self.term_symbol, low, self.term_symbol_start.at(term_of[i] + 1),
+                              last)
+                if low < high:
+                    found |= <uint64_t>1 << bit_of[i]
+                for p in range(low, high):
+                    s = self.term_symbol[p] - <int32_t>first
+                    if whole_words[s] == 0 and part_words[s] == 0:
+                        touched[reached] = s
+                        reached += 1
+                    if self.term_symbol_part[p]:
+                        part_words[s] |= <uint64_t>1 << bit_of[i]
+                    else:
+                        whole_words[s] |= <uint64_t>1 << bit_of[i]
+            # The whole words the page's title lacks (all of them if it lacks none).
+            title_first = self.title_term_start.at(docs[at])
+            title_last = self.title_term_start.at(docs[at] + 1)
+            need = 0
+            for b in range(count):
+                if whole >> b & 1:
+                    need |= <uint64_t>1 << b
+                    for i in range(len(regular_term)):
+                        if regular_bit[i] == b and _holds(
+                            self.title_term, title_first, title_last, regular_term[i]
+                        ):
+                            need &= ~(<uint64_t>1 << b)
+                            break
+            required = need if need else whole
+            best = -1
+            most = 0.0
+            if found & required == required:
+                most = -1.0
+                for i in range(reached):  # the best score first, then among the tied
+                    s = touched[i]
+                    mask = whole_words[s] | part_words[s]
+                    if mask & required == required:
+                        score = _covered(whole_words[s], part_words[s], weight, part_weight)
+                        if score > most:
+                            most = score
+                for i in range(reached):
+                    s = touched[i]
+                    mask = whole_words[s] | part_words[s]
+                    if mask & required != required:
+                        continue
+                    score = _covered(whole_words[s], part_words[s], weight, part_weight)
+                    if score >= most * (1 - 1e-6) and (
+                        best < 0
+                        or self.symbol_size[first + s] < self.symbol_size[first + best]
+                        or (self.symbol_size[first + s] == self.symbol_size[first + best]
+                            and s < best)
+                    ):
+                        best = s
+            for i in range(reached):
+                whole_words[touched[i]] = 0
+                part_words[touched[i]] = 0
+            if best >= 0:
+                result[at] = first + best
+        return result
+
     cdef bint _has_text(self, int64_t term, int32_t text) except -1:
         """Whether a heading text has a term: a binary search in the term's texts."""
         cdef int64_t low = self.term_text_start.at(term)
@@ -158,6 +267,30 @@ cdef bint _holds(const int32_t[::1] values, int64_t first, int64_t last, int64_t
         if values[i] == wanted:
             return True
     return False
+
+
+cdef int64_t _lower(const int32_t[::1] values, int64_t low, int64_t high, int64_t wanted) except -1:
+    """The first place in `values[low:high]` (ascending) holding `wanted` or more."""
+    cdef int64_t middle
+    while low < high:
+        middle = (low + high) >> 1
+        if values[middle] < wanted:
+            low = middle + 1
+        else:
+            high = middle
+    return low
+
+
+cdef double _covered(uint64_t whole, uint64_t part, double[::1] weight, double part_weight):
+    """What a name covers of the query: each word's weight, whole or as a part of it."""
+    cdef double total = 0.0
+    cdef Py_ssize_t b
+    for b in range(weight.shape[0]):
+        if whole >> b & 1:
+            total += weight[b]
+        elif part >> b & 1:
+            total += weight[b] * part_weight
+    return total
 
 
 cdef inline bint _worse(float score, int32_t doc, float other, int32_t other_doc):

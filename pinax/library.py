@@ -472,7 +472,7 @@ class Library:
             reach = content_share / content_weight if content is not None else 0.0
             said.append(content.search(query, CONTENT_POOL, reach) if content is not None else None)
         # No word found anything anywhere: the titles closest in meaning stand in.
-        rescue = not any(ranked.docs for _, ranked in runs) and not any(said)
+        rescue = vector is not None and not any(r.docs for _, r in runs) and not any(said)
         for order, (docs, plan, (vectors, ranked), passages) in enumerate(
             zip(selected, plans, runs, said, strict=True)
         ):
@@ -509,7 +509,8 @@ class Library:
                     limit + 1,  # +1: the runner-up
                     explain,
                 )
-        merged.sort(key=_Candidate.merge_key)
+        if len(selected) > 1:  # one manifest's candidates come ranked
+            merged.sort(key=_Candidate.merge_key)
         shown = merged[:limit]
         hits = []
         for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):

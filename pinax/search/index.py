@@ -377,15 +377,15 @@ class SearchIndex:
         found, raw = self.top(plan.terms, limit + BOOST_POOL)
         # A few dozen candidates at most: plain Python ranks them faster than numpy calls.
         docs = found.tolist()
-        negated = [-score for score in raw.tolist()]  # sorted ascending: best first
+        ranked = list(zip([-score for score in raw.tolist()], docs, strict=True))  # best first
         if plan.title_key:
             keys = self._title_key[found].tolist()
-            if plan.title_key in keys:
-                negated = [
-                    score * EXACT_TITLE_BOOST if key == plan.title_key else score
-                    for score, key in zip(negated, keys, strict=True)
-                ]
-        best = sorted(zip(negated, docs, strict=True))[:limit]  # ties in manifest order
+            if plan.title_key in keys:  # a title that is the query: boosted, ranked anew
+                ranked = sorted(
+                    (score * EXACT_TITLE_BOOST if key == plan.title_key else score, doc)
+                    for (score, doc), key in zip(ranked, keys, strict=True)
+                )  # ties in manifest order
+        best = ranked[:limit]
         # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
         # its title and slug (raw = reference), approaching 1 for stronger matches.
         scale = 2.3 / plan.reference
@@ -405,9 +405,7 @@ class SearchIndex:
         order): what a re-ranker starts from, before any result is made."""
         if not plan.terms or plan.reference <= 0:
             return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
-        found, raw = self.top(plan.terms, count)
-        order = np.lexsort((found, -raw))
-        return found[order], raw[order]
+        return self.top(plan.terms, count)
 
     def best_headings(self, docs: list[int], plan: Plan) -> list[int]:
         """For each page, the heading that answers the part of the query its title does not:
@@ -449,13 +447,16 @@ class SearchIndex:
         return weights
 
     def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """Up to k best pages for weighted terms and their raw scores, in no order."""
+        """Up to k best pages for weighted terms and their raw scores, best first (ties: the
+        lower page number first)."""
         weights: dict[int, float] = {}
         for t in terms:
             weights[t.term] = weights.get(t.term, 0.0) + t.weight
         if self.size <= SHORT_MAX or all(self._df(t) <= SHORT_MAX for t in weights):
             return self._top_short(weights, k)
-        return self._top_pruned(weights, k)
+        docs, scores = self._top_pruned(weights, k)
+        order = np.lexsort((docs, -scores))
+        return docs[order], scores[order]
 
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """A term's pages (in page order) and their weights."""

@@ -14,7 +14,13 @@ file).
 
 import numpy as np
 
+from cpython cimport array
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+
+
+# Templates of small work arrays: `array.clone` makes one in a tenth of numpy's time.
+cdef array.array INT64 = array.array("q"), DOUBLE = array.array("d")
+cdef array.array BYTE = array.array("B"), UINT64 = array.array("Q"), INT32 = array.array("i")
 
 
 cdef class Offsets:
@@ -116,9 +122,12 @@ cdef class Kernels:
         cdef int64_t h, first, last, title_first, title_last
         cdef int32_t text
         cdef double total, score, most
-        cdef int64_t[::1] terms = np.fromiter(weights, dtype=np.int64, count=count)
-        cdef double[::1] values = np.fromiter(weights.values(), dtype=np.float64, count=count)
-        cdef uint8_t[::1] titled = np.zeros(count, dtype=np.uint8)
+        cdef int64_t[::1] terms = array.clone(INT64, count, False)
+        cdef double[::1] values = array.clone(DOUBLE, count, False)
+        cdef uint8_t[::1] titled = array.clone(BYTE, count, True)
+        for j, (term, value) in enumerate(weights.items()):
+            terms[j] = term
+            values[j] = value
         best = [-1] * len(docs)
         for at in range(len(docs)):
             doc = docs[at]
@@ -160,11 +169,11 @@ cdef class Kernels:
         cdef uint64_t every = (<uint64_t>1 << count) - 1, found, need, required, mask
         cdef int32_t s, best
         cdef double score, most
-        cdef double[::1] weight = np.array(weights, dtype=np.float64)
-        cdef int64_t[::1] term_of = np.fromiter(terms, dtype=np.int64, count=len(terms))
-        cdef int64_t[::1] bit_of = np.fromiter(terms.values(), dtype=np.int64, count=len(terms))
-        cdef int64_t[::1] regular_bit = np.array([b for b, _ in regular], dtype=np.int64)
-        cdef int64_t[::1] regular_term = np.array([t for _, t in regular], dtype=np.int64)
+        cdef double[::1] weight = array.array("d", weights)
+        cdef int64_t[::1] term_of = array.array("q", terms)
+        cdef int64_t[::1] bit_of = array.array("q", terms.values())
+        cdef int64_t[::1] regular_bit = array.array("q", [b for b, _ in regular])
+        cdef int64_t[::1] regular_term = array.array("q", [t for _, t in regular])
         if not 0 < count <= 62:
             raise ValueError(f"{count} query words: 1 to 62 are named by bits")
         if whole == 0:
@@ -175,9 +184,9 @@ cdef class Kernels:
         if widest == 0:
             return result
         # Per symbol of one page: the words its name has whole, as parts; which were reached.
-        cdef uint64_t[::1] whole_words = np.zeros(widest, dtype=np.uint64)
-        cdef uint64_t[::1] part_words = np.zeros(widest, dtype=np.uint64)
-        cdef int32_t[::1] touched = np.zeros(widest, dtype=np.int32)
+        cdef uint64_t[::1] whole_words = array.clone(UINT64, widest, True)
+        cdef uint64_t[::1] part_words = array.clone(UINT64, widest, True)
+        cdef int32_t[::1] touched = array.clone(INT32, widest, False)
         for at in range(len(docs)):
             first = self.symbol_start.at(docs[at])
             last = self.symbol_start.at(docs[at] + 1)

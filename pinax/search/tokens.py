@@ -62,6 +62,8 @@ def written_as_names(text: str) -> set[str]:
     """The one-word chunks of a text written as code names (`__init__`, `dumps()`: an
     underscore beside them, or call parentheses after), lower-cased: identifiers, not words
     to complete."""
+    if "_" not in text and "(" not in text:  # most queries: nothing to look for
+        return set()
     if "'" in text or "’" in text:
         text = _POSSESSIVE.sub("", text)
     found = set()

@@ -70,7 +70,7 @@ def test_top_is_exact_and_best_first_with_ties_in_page_order() -> None:
             for page, value in lists[term]:
                 every[page] += np.float32(value) * np.float32(weight)
         expected = sorted((-float(every[p]), p) for p in range(pages) if every[p] > 0)[:k]
-        assert list(zip((-scores).tolist(), docs.tolist(), strict=True)) == expected
+        assert [(-score, doc) for doc, score in zip(docs, scores, strict=True)] == expected
 
 
 def test_top_of_nothing_is_empty() -> None:

@@ -205,7 +205,7 @@ class SearchIndex:
         self._impact_doc = arrays["impact_doc"]
         self._bound_start = arrays["bound_start"]
         self._impact_bound = arrays["impact_bound"]
-        self._title_key = arrays["title_key"]
+        self._title_key = memoryview(arrays["title_key"])  # read an item at a time
         self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
         self._symbols = len(arrays["term_symbol"]) > 0  # else no `§word` or `=Name` term either
@@ -374,12 +374,11 @@ class SearchIndex:
         """The best `limit` pages for a plan, best first (ties in manifest order)."""
         if not plan.terms or plan.reference <= 0:
             return Ranked([], [])
-        found, raw = self.top(plan.terms, limit + BOOST_POOL)
+        docs, raw = self.top(plan.terms, limit + BOOST_POOL)
         # A few dozen candidates at most: plain Python ranks them faster than numpy calls.
-        docs = found.tolist()
-        ranked = list(zip([-score for score in raw.tolist()], docs, strict=True))  # best first
+        ranked = list(zip([-score for score in raw], docs, strict=True))  # best first
         if plan.title_key:
-            keys = self._title_key[found].tolist()
+            keys = [self._title_key[doc] for doc in docs]
             if plan.title_key in keys:  # a title that is the query: boosted, ranked anew
                 ranked = sorted(
                     (score * EXACT_TITLE_BOOST if key == plan.title_key else score, doc)
@@ -393,18 +392,18 @@ class SearchIndex:
             [doc for _, doc in best], [round(1.0 - math.exp(score * scale), 4) for score, _ in best]
         )
         if explain:
-            unboosted = dict(zip(docs, raw.tolist(), strict=True))
+            unboosted = dict(zip(docs, raw, strict=True))
             result.explain = [
                 self.explain(doc, plan, unboosted[doc], -score / unboosted[doc])
                 for score, doc in best
             ]
         return result
 
-    def candidates(self, plan: Plan, count: int) -> tuple[np.ndarray, np.ndarray]:
+    def candidates(self, plan: Plan, count: int) -> tuple[list[int], list[float]]:
         """The best `count` pages for a plan and their raw scores, best first (ties in page
         order): what a re-ranker starts from, before any result is made."""
         if not plan.terms or plan.reference <= 0:
-            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
+            return [], []
         return self.top(plan.terms, count)
 
     def best_headings(self, docs: list[int], plan: Plan) -> list[int]:
@@ -446,7 +445,7 @@ class SearchIndex:
                 weights[t.term] = weights.get(t.term, 0.0) + t.weight * self._term_idf.item(t.term)
         return weights
 
-    def top(self, terms: Sequence[Term], k: int) -> tuple[np.ndarray, np.ndarray]:
+    def top(self, terms: Sequence[Term], k: int) -> tuple[list[int], list[float]]:
         """Up to k best pages for weighted terms and their raw scores, best first (ties: the
         lower page number first)."""
         weights: dict[int, float] = {}
@@ -456,14 +455,14 @@ class SearchIndex:
             return self._top_short(weights, k)
         docs, scores = self._top_pruned(weights, k)
         order = np.lexsort((docs, -scores))
-        return docs[order], scores[order]
+        return docs[order].tolist(), scores[order].tolist()
 
     def postings(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """A term's pages (in page order) and their weights."""
         s, e = self._post_start.item(term), self._post_start.item(term + 1)
         return self._post_doc[s:e], self._post_weight[s:e]
 
-    def _top_short(self, weights: dict[int, float], k: int) -> tuple[np.ndarray, np.ndarray]:
+    def _top_short(self, weights: dict[int, float], k: int) -> tuple[list[int], list[float]]:
         """Every term's postings added up, the k best kept (best first): work in proportion
         to the postings, not the pages (see `kernels.Kernels.top`)."""
         work = self._scratch()

@@ -14,6 +14,7 @@ file).
 
 import numpy as np
 
+cimport cython
 from cpython cimport array
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -21,6 +22,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 # Templates of small work arrays: `array.clone` makes one in a tenth of numpy's time.
 cdef array.array INT64 = array.array("q"), DOUBLE = array.array("d")
 cdef array.array BYTE = array.array("B"), UINT64 = array.array("Q"), INT32 = array.array("i")
+cdef array.array FLOAT = array.array("f")
 
 
 cdef class Offsets:
@@ -53,6 +55,7 @@ cdef class Kernels:
     cdef Offsets post_start
     cdef const int32_t[::1] post_doc
     cdef const float[::1] post_weight
+    cdef int64_t postings  # of both arrays
     cdef Offsets heading_start
     cdef const int32_t[::1] heading_text
     cdef Offsets term_text_start
@@ -69,6 +72,7 @@ cdef class Kernels:
         self.post_start = Offsets(arrays["post_start"])
         self.post_doc = arrays["post_doc"]
         self.post_weight = arrays["post_weight"]
+        self.postings = min(self.post_doc.shape[0], self.post_weight.shape[0])
         self.heading_start = Offsets(arrays["outline_start"])
         self.heading_text = arrays["heading_title_id"]
         self.term_text_start = Offsets(arrays["term_text_start"])
@@ -84,34 +88,46 @@ cdef class Kernels:
     def top(self, dict weights, Py_ssize_t k, float[::1] scores, uint8_t[::1] seen,
             int32_t[::1] touched):
         """The k best pages for weighted terms (`{term: weight}`) and their raw scores, best
-        first (ties: the lower page number first), as int32 and float32 arrays. Every
+        first (ties: the lower page number first), as two lists. Every
         posting of every term is added up in `scores` (float32, in the terms' order, as
         numpy's `add.at` would), the pages reached listed in `touched` and marked in `seen`;
         all three are page-sized work arrays, left as they came (zero) on return."""
-        cdef Py_ssize_t reached = 0, i, p, start, end
+        cdef Py_ssize_t reached = 0, i
+        cdef int64_t p, start, end
+        cdef size_t pages = scores.shape[0]
         cdef int32_t doc
-        cdef float factor, value
+        cdef float factor
+        if seen.shape[0] < pages or touched.shape[0] < pages:
+            raise ValueError("the work arrays are smaller than the scores")
         try:
             for term, weight in weights.items():
                 start = self.post_start.at(term)
                 end = self.post_start.at(term + 1)
+                if start < 0 or end < start or end > self.postings:
+                    raise IndexError(f"postings {start}..{end} outside 0..{self.postings}")
                 factor = <float>weight
-                for p in range(start, end):
-                    doc = self.post_doc[p]
-                    value = self.post_weight[p]
-                    if factor != 1.0:
-                        value = value * factor
-                    if not seen[doc]:
-                        seen[doc] = 1
-                        touched[reached] = doc
-                        reached += 1
-                    scores[doc] += value
+                # Checked: each place is in both arrays, each page in the work arrays, and a
+                # page is listed once, so `reached` stays below the pages.
+                with cython.boundscheck(False):
+                    for p in range(start, end):
+                        doc = self.post_doc[p]
+                        if <size_t>doc >= pages:
+                            raise IndexError(f"page {doc} outside 0..{pages - 1}")
+                        if not seen[doc]:
+                            seen[doc] = 1
+                            touched[reached] = doc
+                            reached += 1
+                        if factor == 1.0:
+                            scores[doc] += self.post_weight[p]
+                        else:
+                            scores[doc] += self.post_weight[p] * factor
             return _best(scores, touched, reached, k)
         finally:
-            for i in range(reached):
-                doc = touched[i]
-                scores[doc] = 0.0
-                seen[doc] = 0
+            with cython.boundscheck(False):  # the pages listed were checked
+                for i in range(reached):
+                    doc = touched[i]
+                    scores[doc] = 0.0
+                    seen[doc] = 0
 
     def best_headings(self, list docs, dict weights, double cover):
         """For each page, the heading that answers what its title does not: the one whose
@@ -307,18 +323,15 @@ cdef inline bint _worse(float score, int32_t doc, float other, int32_t other_doc
     return score < other or (score == other and doc > other_doc)
 
 
+@cython.boundscheck(False)  # the pages listed were checked; the heap's places stay below m
 cdef _best(float[::1] scores, int32_t[::1] touched, Py_ssize_t reached, Py_ssize_t k):
-    """The k best of the `reached` pages in `touched`, best first: a heap of the k best seen
-    (its root the worst of them), emptied from the back."""
-    cdef Py_ssize_t size = 0, i, c, child, m = min(k, reached)
+    """The k best of the `reached` pages in `touched`, best first, as lists (pages, scores):
+    a heap of the k best seen (its root the worst of them), emptied from the back."""
+    cdef Py_ssize_t size = 0, i, c, child, m = max(0, min(k, reached))
     cdef int32_t doc
     cdef float score
-    docs_out = np.empty(m, dtype=np.int32)
-    scores_out = np.empty(m, dtype=np.float32)
-    cdef int32_t[::1] heap_doc = docs_out
-    cdef float[::1] heap_score = scores_out
-    if m <= 0:
-        return docs_out, scores_out
+    cdef int32_t[::1] heap_doc = array.clone(INT32, m, False)
+    cdef float[::1] heap_score = array.clone(FLOAT, m, False)
     for i in range(reached):
         doc = touched[i]
         score = scores[doc]
@@ -338,9 +351,10 @@ cdef _best(float[::1] scores, int32_t[::1] touched, Py_ssize_t reached, Py_ssize
         score, doc = heap_score[size], heap_doc[size]
         heap_score[size], heap_doc[size] = heap_score[0], heap_doc[0]
         _sift_down(heap_score, heap_doc, size, score, doc)
-    return docs_out, scores_out
+    return [heap_doc[i] for i in range(m)], [heap_score[i] for i in range(m)]
 
 
+@cython.boundscheck(False)  # places below `size`, itself at most the arrays' length
 cdef inline void _sift_down(float[::1] heap_score, int32_t[::1] heap_doc, Py_ssize_t size,
                             float score, int32_t doc):
     """Put (score, doc) at the root of a heap of `size` and let it sink to its place."""

@@ -112,3 +112,14 @@ def test_arrays_of_another_type_are_refused_when_the_loops_are_made() -> None:
     arrays["post_weight"] = arrays["post_weight"].astype(np.float64)
     with pytest.raises(ValueError):
         kernels.Kernels(arrays)
+
+
+def test_the_words_filed_under_keys_are_every_word_of_each_key() -> None:
+    rng = np.random.default_rng(9)
+    keys = np.sort(rng.integers(0, 50, 400).astype(np.uint32))
+    words = rng.integers(0, 1000, 400).astype(np.int32)
+    for wanted in ([], [0], [3, 7, 49], [51, 2**32 - 1], list(range(60))):
+        expected = {int(w) for k, w in zip(keys, words, strict=True) if int(k) in wanted}
+        assert kernels.filed_under(keys, words, wanted) == expected
+    # A key array longer than its words (a tampered index): only the pairs both have count.
+    assert kernels.filed_under(keys, words[:10], list(range(60))) == set(words[:10].tolist())

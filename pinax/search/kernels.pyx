@@ -373,3 +373,30 @@ cdef inline void _sift_down(float[::1] heap_score, int32_t[::1] heap_doc, Py_ssi
         c = child
     heap_score[c] = score
     heap_doc[c] = doc
+
+
+def filed_under(const uint32_t[::1] keys, const int32_t[::1] words, list wanted):
+    """The words (numbers) filed under any of the `wanted` keys in a deletion index: `keys`
+    ascending, `words[i]` filed under `keys[i]` (see `pinax.search.vocabulary`)."""
+    cdef set found = set()
+    cdef int64_t at, count = min(keys.shape[0], words.shape[0])
+    cdef uint32_t key
+    for value in wanted:
+        key = value
+        at = _lower_key(keys, count, key)
+        while at < count and keys[at] == key:
+            found.add(words[at])
+            at += 1
+    return found
+
+
+cdef int64_t _lower_key(const uint32_t[::1] keys, int64_t count, uint32_t wanted) except -1:
+    """The first place in `keys[:count]` (ascending) holding `wanted` or more."""
+    cdef int64_t low = 0, high = count, middle
+    while low < high:
+        middle = (low + high) >> 1
+        if keys[middle] < wanted:
+            low = middle + 1
+        else:
+            high = middle
+    return low

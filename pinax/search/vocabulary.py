@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 from rapidfuzz.distance import OSA
 
+from pinax.search.kernels import filed_under
+
 MIN_TYPO_LENGTH = 5  # shorter words are never corrected
 LONG_TYPO_LENGTH = 9  # words this long may be two edits away
 MIN_PREFIX_LENGTH = 4
@@ -163,21 +165,8 @@ class Vocabulary:
         return found
 
     def _candidates(self, variants: set[str]) -> set[int]:
-        """Known words filed under any of these strings. Most strings are filed under none,
-        so one binary search finds the few that are, and only those are searched again for
-        where their words end."""
-        keys = np.array(_filing_keys(variants), dtype=np.uint32)
-        filed = self._delete_key
-        starts = np.searchsorted(filed, keys)
-        found = filed[np.minimum(starts, len(filed) - 1)] == keys
-        if not found.any():
-            return set()
-        ends = np.searchsorted(filed, keys[found], side="right").tolist()
-        return {
-            w
-            for a, b in zip(starts[found].tolist(), ends, strict=True)
-            for w in self._delete_word[a:b].tolist()
-        }
+        """Known words filed under any of these strings (a binary search for each)."""
+        return filed_under(self._delete_key, self._delete_word, _filing_keys(variants))
 
     def _closest(self, word: str, candidates: set[int], limit: int) -> int | None:
         distance_of = _osa_distance()

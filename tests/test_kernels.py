@@ -32,6 +32,9 @@ def postings(lists: list[list[tuple[int, float]]], pages: int) -> dict[str, np.n
         "post_start": start,
         "post_doc": np.array([page for page, _ in flat], dtype=np.int32),
         "post_weight": np.array([weight for _, weight in flat], dtype=np.float32),
+        "term_max": np.array(
+            [max((w for _, w in found), default=0.0) for found in lists], dtype=np.float32
+        ),
         "outline_start": np.zeros(pages + 1, dtype=np.uint32),
         "heading_title_id": np.zeros(0, dtype=np.int32),
         "term_text_start": np.zeros(len(lists) + 1, dtype=np.uint32),
@@ -71,6 +74,35 @@ def test_top_is_exact_and_best_first_with_ties_in_page_order() -> None:
                 every[page] += np.float32(value) * np.float32(weight)
         expected = sorted((-float(every[p]), p) for p in range(pages) if every[p] > 0)[:k]
         assert [(-score, doc) for doc, score in zip(docs, scores, strict=True)] == expected
+
+
+def expected_top(
+    lists: list[list[tuple[int, float]]], weights: dict[int, float], k: int, pages: int
+) -> list[tuple[float, int]]:
+    every = np.zeros(pages, dtype=np.float64)
+    for term, weight in weights.items():
+        for page, value in lists[term]:
+            every[page] += value * weight
+    return sorted((-float(every[p]), p) for p in range(pages) if every[p] > 0)[:k]
+
+
+def test_top_looks_common_terms_up_only_for_pages_that_can_still_win() -> None:
+    """A few rare, strong terms and many common, weak ones (a long query's ordinary words):
+    once the weak terms cannot lift an unreached page into the k best, they are only looked
+    up for the pages that can; the result is the same as adding everything up. Weights are
+    small multiples of powers of two, so every sum is exact in float32 in any order."""
+    rng = np.random.default_rng(11)
+    pages = 5000
+    lists = []
+    for size, strength in [(12, 64.0), (30, 32.0), (8, 64.0)] + [(4000, 1.0)] * 6:
+        chosen = np.sort(rng.choice(pages, size=size, replace=False))
+        lists.append([(int(p), strength * float(rng.integers(1, 4))) for p in chosen])
+    arrays = postings(lists, pages)
+    for k in (1, 3, 10, 40):
+        for weights in ({t: 1.0 for t in range(9)}, {8: 0.5, 3: 0.25, 0: 2.0, 4: 0.25, 1: 1.0}):
+            docs, scores = top(arrays, weights, k, pages)
+            found = [(-score, doc) for doc, score in zip(docs, scores, strict=True)]
+            assert found == expected_top(lists, weights, k, pages)
 
 
 def test_top_of_nothing_is_empty() -> None:

@@ -463,8 +463,10 @@ class SearchIndex:
         return self._post_doc[s:e], self._post_weight[s:e]
 
     def _top_short(self, weights: dict[int, float], k: int) -> tuple[list[int], list[float]]:
-        """Every term's postings added up, the k best kept (best first): work in proportion
-        to the postings, not the pages (see `kernels.Kernels.top`)."""
+        """The terms' postings added up, strongest term first, the k best kept (best first);
+        the weak terms of a long query only looked up for the pages that can still make the
+        k best: work in proportion to the postings, not the pages (see
+        `kernels.Kernels.top`)."""
         work = self._scratch()
         return self._kernels.top(weights, k, work.scores, work.marks, work.touched)
 

@@ -56,6 +56,7 @@ cdef class Kernels:
     cdef const int32_t[::1] post_doc
     cdef const float[::1] post_weight
     cdef int64_t postings  # of both arrays
+    cdef const float[::1] term_max
     cdef Offsets heading_start
     cdef const int32_t[::1] heading_text
     cdef Offsets term_text_start
@@ -73,6 +74,7 @@ cdef class Kernels:
         self.post_doc = arrays["post_doc"]
         self.post_weight = arrays["post_weight"]
         self.postings = min(self.post_doc.shape[0], self.post_weight.shape[0])
+        self.term_max = arrays["term_max"]
         self.heading_start = Offsets(arrays["outline_start"])
         self.heading_text = arrays["heading_title_id"]
         self.term_text_start = Offsets(arrays["term_text_start"])
@@ -88,46 +90,129 @@ cdef class Kernels:
     def top(self, dict weights, Py_ssize_t k, float[::1] scores, uint8_t[::1] seen,
             int32_t[::1] touched):
         """The k best pages for weighted terms (`{term: weight}`) and their raw scores, best
-        first (ties: the lower page number first), as two lists. Every
-        posting of every term is added up in `scores` (float32, in the terms' order, as
-        numpy's `add.at` would), the pages reached listed in `touched` and marked in `seen`;
-        all three are page-sized work arrays, left as they came (zero) on return."""
-        cdef Py_ssize_t reached = 0, i
-        cdef int64_t p, start, end
+        first (ties: the lower page number first), as two lists; exact.
+
+        Terms are added up strongest first (by the most a term can give a page), each in
+        `scores` (float32), the pages reached listed in `touched` and marked in `seen`: all
+        three page-sized work arrays, left as they came (zero) on return. Once the terms
+        left could not lift a page nobody reached into the k best (the weak, common ones
+        of a long query), they are only looked up, by galloping search, for the pages that
+        can still get there."""
+        cdef Py_ssize_t count = len(weights), i
         cdef size_t pages = scores.shape[0]
-        cdef int32_t doc
-        cdef float factor
+        cdef double bar, total
         if seen.shape[0] < pages or touched.shape[0] < pages:
             raise ValueError("the work arrays are smaller than the scores")
+        if k <= 0 or not count:
+            return [], []
+        cdef _Terms terms = self._terms(weights, k)
+        total = terms.left[0]
         try:
-            for term, weight in weights.items():
-                start = self.post_start.at(term)
-                end = self.post_start.at(term + 1)
-                if start < 0 or end < start or end > self.postings:
-                    raise IndexError(f"postings {start}..{end} outside 0..{self.postings}")
-                factor = <float>weight
-                # Checked: each place is in both arrays, each page in the work arrays, and a
-                # page is listed once, so `reached` stays below the pages.
-                with cython.boundscheck(False):
-                    for p in range(start, end):
-                        doc = self.post_doc[p]
-                        if <size_t>doc >= pages:
-                            raise IndexError(f"page {doc} outside 0..{pages - 1}")
-                        if not seen[doc]:
-                            seen[doc] = 1
-                            touched[reached] = doc
-                            reached += 1
-                        if factor == 1.0:
-                            scores[doc] += self.post_weight[p]
-                        else:
-                            scores[doc] += self.post_weight[p] * factor
-            return _best(scores, touched, reached, k)
+            for i in range(count):
+                # A page nobody reached scores at most what the terms left can give; the
+                # k-th best so far is at most what the terms added can. (Worth a look only
+                # when much is left to read.)
+                if (i and terms.reached >= k and terms.left[i] < total - terms.left[i]
+                        and terms.unread[i] > max(FEW, 2 * terms.reached)):
+                    bar = _kth(scores, touched, terms.reached, k)
+                    if terms.left[i] * SLACK < bar:
+                        self._look_up(terms, i, scores, touched, bar)
+                        break
+                self._add(terms, terms.order[i], scores, seen, touched)
+            return _best(scores, touched, terms.reached, k)
         finally:
             with cython.boundscheck(False):  # the pages listed were checked
-                for i in range(reached):
-                    doc = touched[i]
-                    scores[doc] = 0.0
-                    seen[doc] = 0
+                for i in range(terms.reached):
+                    scores[touched[i]] = 0.0
+                    seen[touched[i]] = 0
+
+    cdef _Terms _terms(self, dict weights, Py_ssize_t k):
+        """The query's terms: where their postings are, their factors, and the most each can
+        add to a page; strongest first."""
+        cdef Py_ssize_t count = len(weights), i, j, at
+        cdef _Terms terms = _Terms(count, k)
+        for i, (term, weight) in enumerate(weights.items()):
+            terms.first[i] = self.post_start.at(term)
+            terms.last[i] = self.post_start.at(term + 1)
+            if terms.first[i] < 0 or terms.last[i] < terms.first[i] or terms.last[i] > self.postings:
+                raise IndexError(
+                    f"postings {terms.first[i]}..{terms.last[i]} outside 0..{self.postings}"
+                )
+            terms.factor[i] = <float>weight
+            terms.most[i] = <double>(self.term_max[term] * terms.factor[i])
+            at = i  # insertion sort: strongest first, ties in the query's order
+            while at and terms.most[terms.order[at - 1]] < terms.most[i]:
+                terms.order[at] = terms.order[at - 1]
+                at -= 1
+            terms.order[at] = i
+        terms.left[count] = 0.0
+        terms.unread[count] = 0
+        for j in range(count - 1, -1, -1):
+            terms.left[j] = terms.left[j + 1] + terms.most[terms.order[j]]
+            terms.unread[j] = terms.unread[j + 1] + terms.last[terms.order[j]] - terms.first[terms.order[j]]
+        return terms
+
+    @cython.boundscheck(False)  # places checked against the postings, pages against `pages`
+    cdef int _add(self, _Terms terms, Py_ssize_t i, float[::1] scores, uint8_t[::1] seen,
+                  int32_t[::1] touched) except -1:
+        """Every posting of term `i` added up, each page reached listed once (counted in
+        `terms.reached` as it goes: a bad page stops the loop with the work arrays' state
+        known)."""
+        cdef Py_ssize_t reached = terms.reached
+        cdef int64_t p
+        cdef int32_t doc
+        cdef size_t pages = scores.shape[0]
+        cdef float factor = terms.factor[i]
+        for p in range(terms.first[i], terms.last[i]):
+            doc = self.post_doc[p]
+            if <size_t>doc >= pages:
+                terms.reached = reached
+                raise IndexError(f"page {doc} outside 0..{pages - 1}")
+            if not seen[doc]:
+                seen[doc] = 1
+                touched[reached] = doc
+                reached += 1
+            if factor == 1.0:
+                scores[doc] += self.post_weight[p]
+            else:
+                scores[doc] += self.post_weight[p] * factor
+        terms.reached = reached
+        return 0
+
+    cdef int _look_up(self, _Terms terms, Py_ssize_t next_term, float[::1] scores,
+                      int32_t[::1] touched, double bar) except -1:
+        """Terms `next_term` onwards (in strength order) added to the pages that can still
+        reach `bar` (the k-th best so far), found in each term's postings by galloping
+        search: the others are out of the k best whatever they have. After each term the
+        bar rises to the k-th best again, and the pages that can no longer reach it are
+        dropped."""
+        cdef Py_ssize_t i, j, kept = 0, k = terms.k
+        cdef int64_t p, end
+        cdef int32_t doc
+        cdef Py_ssize_t term
+        cdef int32_t[::1] able = array.clone(INT32, terms.reached, False)
+        for j in range(terms.reached):
+            doc = touched[j]
+            if (scores[doc] + terms.left[next_term]) * SLACK >= bar:
+                able[kept] = doc
+                kept += 1
+        _sort(able, kept)  # in page order, as the postings are
+        for i in range(next_term, terms.count):
+            term = terms.order[i]
+            p = terms.first[term]
+            end = terms.last[term]
+            for j in range(kept):
+                doc = able[j]
+                p = _gallop(self.post_doc, p, end, doc)
+                if p < end and self.post_doc[p] == doc:
+                    if terms.factor[term] == 1.0:
+                        scores[doc] += self.post_weight[p]
+                    else:
+                        scores[doc] += self.post_weight[p] * terms.factor[term]
+            if i + 1 < terms.count:  # (the k best have always reached the bar: kept >= k)
+                bar = _kth(scores, able, kept, k)
+                kept = _able(scores, able, kept, terms.left[i + 1], bar)
+        return 0
 
     def best_headings(self, list docs, dict weights, double cover):
         """For each page, the heading that answers what its title does not: the one whose
@@ -292,6 +377,134 @@ cdef bint _holds(const int32_t[::1] values, int64_t first, int64_t last, int64_t
         if values[i] == wanted:
             return True
     return False
+
+
+# A page's score added up in float32 can exceed the sum of its terms' bounds (in float64) by
+# rounding, at most a few parts in ten million for a query's terms: bounds are widened by this.
+cdef double SLACK = 1.0 + 1e-5
+cdef int64_t FEW = 4096  # postings left to read below which pruning is not worth a look
+
+
+cdef class _Terms:
+    """A query's terms as the posting loops read them (see `Kernels._terms`)."""
+
+    cdef Py_ssize_t count
+    cdef int64_t[::1] first, last  # each term's postings
+    cdef float[::1] factor  # its weight in the query
+    cdef double[::1] most  # the most it can add to a page
+    cdef int64_t[::1] order  # strongest first
+    cdef double[::1] left  # left[i]: the most the terms order[i:] can add together
+    cdef int64_t[::1] unread  # unread[i]: the postings of the terms order[i:]
+    cdef Py_ssize_t reached  # pages reached so far (listed in the work array `touched`)
+    cdef Py_ssize_t k  # pages wanted
+
+    def __cinit__(self, Py_ssize_t count, Py_ssize_t k):
+        self.count = count
+        self.k = k
+        self.reached = 0
+        self.first = array.clone(INT64, count, False)
+        self.last = array.clone(INT64, count, False)
+        self.factor = array.clone(FLOAT, count, False)
+        self.most = array.clone(DOUBLE, count, False)
+        self.order = array.clone(INT64, count, False)
+        self.left = array.clone(DOUBLE, count + 1, False)
+        self.unread = array.clone(INT64, count + 1, False)
+
+
+cdef int64_t _gallop(const int32_t[::1] values, int64_t low, int64_t end, int32_t wanted) except -1:
+    """The first place from `low` in `values[:end]` (ascending) holding `wanted` or more:
+    steps doubling from `low`, then a binary search in the last step (cheap for the many
+    lookups of ascending pages in one long list)."""
+    cdef int64_t step = 1, high = low
+    while high < end and values[high] < wanted:
+        low = high + 1
+        high = low + step
+        step <<= 1
+    if high > end:
+        high = end
+    return _lower(values, low, high, wanted)
+
+
+cdef double _kth(float[::1] scores, int32_t[::1] touched, Py_ssize_t reached, Py_ssize_t k) except? -1:
+    """The k-th best score of the `reached` pages in `touched` (k <= reached): a heap of the k
+    best seen, its root the least of them."""
+    cdef float[::1] heap = array.clone(FLOAT, k, False)
+    cdef Py_ssize_t i, c, child, size = 0
+    cdef float score
+    for i in range(reached):
+        score = scores[touched[i]]
+        if size < k:
+            c = size
+            size += 1
+            while c > 0 and heap[(c - 1) >> 1] > score:
+                heap[c] = heap[(c - 1) >> 1]
+                c = (c - 1) >> 1
+            heap[c] = score
+        elif score > heap[0]:
+            c = 0
+            while True:
+                child = 2 * c + 1
+                if child >= size:
+                    break
+                if child + 1 < size and heap[child + 1] < heap[child]:
+                    child += 1
+                if heap[child] >= score:
+                    break
+                heap[c] = heap[child]
+                c = child
+            heap[c] = score
+    return heap[0]
+
+
+cdef Py_ssize_t _able(float[::1] scores, int32_t[::1] pages, Py_ssize_t count, double left,
+                      double bar) except -1:
+    """The pages (in order, kept at the front) whose score with `left` more could reach
+    `bar`; how many."""
+    cdef Py_ssize_t i, kept = 0
+    for i in range(count):
+        if (scores[pages[i]] + left) * SLACK >= bar:
+            pages[kept] = pages[i]
+            kept += 1
+    return kept
+
+
+cdef int _sort(int32_t[::1] values, Py_ssize_t count) except -1:
+    """Sorted in place (a few hundred pages at most, usually: insertion sort for few, a heap
+    sort for more)."""
+    cdef Py_ssize_t i, at, c, child, size
+    cdef int32_t value
+    if count <= 32:
+        for i in range(1, count):
+            value = values[i]
+            at = i
+            while at and values[at - 1] > value:
+                values[at] = values[at - 1]
+                at -= 1
+            values[at] = value
+        return 0
+    for i in range(count // 2 - 1, -1, -1):  # a max-heap, then the largest to the back
+        _sink(values, i, count)
+    for size in range(count - 1, 0, -1):
+        values[0], values[size] = values[size], values[0]
+        _sink(values, 0, size)
+    return 0
+
+
+cdef int _sink(int32_t[::1] values, Py_ssize_t c, Py_ssize_t size) except -1:
+    cdef Py_ssize_t child
+    cdef int32_t value = values[c]
+    while True:
+        child = 2 * c + 1
+        if child >= size:
+            break
+        if child + 1 < size and values[child + 1] > values[child]:
+            child += 1
+        if values[child] <= value:
+            break
+        values[c] = values[child]
+        c = child
+    values[c] = value
+    return 0
 
 
 cdef int64_t _lower(const int32_t[::1] values, int64_t low, int64_t high, int64_t wanted) except -1:

@@ -342,3 +342,30 @@ async def pages_after_reload(client: Client, live: LiveTools, reloads: int) -> d
             await anyio.sleep(0.05)
     docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
     return {d["name"]: d["pages"] for d in docs}
+
+
+def test_stopping_waits_for_native_warm_up_work_and_then_refuses_more() -> None:
+    """The page reader's TLS context is loaded inside OpenSSL on the warm-up thread: a server
+    stopping then waits for it (exiting under it crashed the process in OpenSSL's exit
+    handlers), and once stopping, no such work starts."""
+    native = server._NativeWork()
+    inside, release, done = threading.Event(), threading.Event(), []
+
+    def work() -> None:
+        inside.set()
+        release.wait(5)
+        done.append("first")
+
+    warming = threading.Thread(target=native.run, args=(work,))
+    warming.start()
+    assert inside.wait(5)
+    stopping = threading.Thread(target=native.stop)
+    stopping.start()
+    time.sleep(0.1)
+    assert stopping.is_alive()  # waits for the work under way
+    release.set()
+    stopping.join(5)
+    warming.join(5)
+    assert not stopping.is_alive() and done == ["first"]
+    native.run(lambda: done.append("after"))
+    assert done == ["first"]

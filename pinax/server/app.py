@@ -147,17 +147,21 @@ def create_server(
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        native = _NativeWork()
         if warm:
             threading.Thread(
-                target=_warm, args=(current(), after_warm), name="pinax-warm", daemon=True
+                target=_warm, args=(current(), after_warm, native), name="pinax-warm", daemon=True
             ).start()
-        async with anyio.create_task_group() as tasks:
-            if live is not None:
-                tasks.start_soon(live.watch, announcer.resources_changed)
-            if warm and pending:
-                tasks.start_soon(_announce_content, current, announcer)
-            yield {}
-            tasks.cancel_scope.cancel()
+        try:
+            async with anyio.create_task_group() as tasks:
+                if live is not None:
+                    tasks.start_soon(live.watch, announcer.resources_changed)
+                if warm and pending:
+                    tasks.start_soon(_announce_content, current, announcer)
+                yield {}
+                tasks.cancel_scope.cancel()
+        finally:
+            await anyio.to_thread.run_sync(native.stop)
 
     mcp = PinaxServer(
         current,
@@ -175,11 +179,32 @@ def create_server(
     return mcp
 
 
-def _warm(tools: Tools, after: Callable[[], None] | None) -> None:
+class _NativeWork:
+    """Work on the warm-up thread that the process must not exit under. Making the page
+    reader loads the TLS context inside OpenSSL, outside the GIL: a server told to stop then
+    (its client gone at once) ran OpenSSL's exit handlers beside it and crashed. Such work
+    runs only while the server is not stopping, and stopping waits for it (a fraction of a
+    second); the rest of the warm-up (the indexes) is Python's to stop."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopping = False
+
+    def run(self, work: Callable[[], None]) -> None:
+        with self._lock:
+            if not self._stopping:
+                work()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+
+
+def _warm(tools: Tools, after: Callable[[], None] | None, native: _NativeWork) -> None:
     """The search indexes built, and the page reader made, before clients need them."""
     started = time.perf_counter()
     tools.library.warm()
-    tools.warm_pages()
+    native.run(tools.warm_pages)
     if after is not None:
         after()
     log.info("warm: search indexes built and page reader made in %.2f s", _ms(started) / 1000)

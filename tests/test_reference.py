@@ -12,8 +12,8 @@ import pytest
 
 from pinax.errors import CODES
 from pinax.server import reference
-from pinax.server.toolspecs import SPECS
-from pinax.tools import Tools
+from pinax.server.toolspecs import SEARCH_PAGES, SPECS
+from pinax.tools import CONTENT_WEIGHT, EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Tools
 from tests.conftest import ROOT, shared_path
 from tests.http_site import Reply, Site
 
@@ -25,6 +25,18 @@ def test_readme_tool_reference_is_generated() -> None:
         "README.md's tool reference is stale: "
         "run python -m pinax.server.reference --write README.md"
     )
+
+
+def test_the_weights_clients_are_told_are_the_ones_search_uses() -> None:
+    """The defaults moved (0.8/0.2 -> 0.65/0.35) while the specs still said the old ones."""
+    args = {arg.name: arg.schema for arg in SEARCH_PAGES.args}
+    for name, default in (
+        ("lexical_weight", LEXICAL_WEIGHT),
+        ("embedding_weight", EMBEDDING_WEIGHT),
+        ("content_weight", CONTENT_WEIGHT),
+    ):
+        assert f"(default {default};" in args[name]["description"]
+        assert args[name]["examples"] == [default]
 
 
 def test_every_error_code_is_explained() -> None:

@@ -20,8 +20,11 @@ from typing import Any
 from pinax.errors import InvalidArgs
 from pinax.pages import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from pinax.tools import (
+    CONTENT_WEIGHT,
     DEFAULT_LIMIT,
     DEFAULT_SECTION_LIMIT,
+    EMBEDDING_WEIGHT,
+    LEXICAL_WEIGHT,
     MAX_CURSOR_LENGTH,
     MAX_HEADING_LENGTH,
     MAX_LIMIT,
@@ -256,12 +259,12 @@ SEARCH_PAGES = ToolSpec(
             "lexical_weight",
             {
                 "type": "number",
-                "description": "How much matching words count, 0 to 1 (default 0.8; 0 turns "
-                "words off). The score is (lexical_weight x words + embedding_weight x "
-                "meaning) / (lexical_weight + embedding_weight)",
+                "description": "How much matching words count, 0 to 1 (default "
+                f"{LEXICAL_WEIGHT}; 0 turns words off). The score is (lexical_weight x words "
+                "+ embedding_weight x meaning) / (lexical_weight + embedding_weight)",
                 "minimum": 0,
                 "maximum": 1,
-                "examples": [0.8],
+                "examples": [LEXICAL_WEIGHT],
             },
         ),
         Arg(
@@ -269,10 +272,10 @@ SEARCH_PAGES = ToolSpec(
             {
                 "type": "number",
                 "description": "How much closeness in meaning of the query to the page's "
-                "title or headings counts, 0 to 1 (default 0.2; 0: words only)",
+                f"title or headings counts, 0 to 1 (default {EMBEDDING_WEIGHT}; 0: words only)",
                 "minimum": 0,
                 "maximum": 1,
-                "examples": [0.2],
+                "examples": [EMBEDDING_WEIGHT],
             },
         ),
         Arg(
@@ -280,12 +283,12 @@ SEARCH_PAGES = ToolSpec(
             {
                 "type": "number",
                 "description": "The share of the score that what the pages say gives, 0 to 1 "
-                "(default 0.6; 0: titles and headings only), where the docs have content "
-                "indexed (list_docs says). The score is (1 - content_weight) x the title and "
-                "heading score + content_weight x the best section's text score",
+                f"(default {CONTENT_WEIGHT}; 0: titles and headings only), where the docs have "
+                "content indexed (list_docs says). The score is (1 - content_weight) x the "
+                "title and heading score + content_weight x the best section's text score",
                 "minimum": 0,
                 "maximum": 1,
-                "examples": [0.6],
+                "examples": [CONTENT_WEIGHT],
             },
         ),
     ),

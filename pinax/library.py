@@ -9,6 +9,7 @@ the background, so a server can answer `initialize` before every index exists.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,11 @@ CONTENT_WEIGHT = 0.6
 RERANK_POOL = 30  # lexical candidates each manifest re-scores by meaning
 CONTENT_POOL = 30  # pages each manifest's content ranking offers the fusion
 NAME_WORDS, QUESTION_WORDS = 2, 7  # query words (stop words aside): see _content_share
+# Fanned out, a library whose best pages answer about equally well is one the query does not
+# single out (see _alike_discount): its best ALIKE_DEPTH pages are looked at, and a page
+# ALIKE_SPREAD below its best counts as 1/e of one alike. Chosen on the even rows of the DEV
+# sets with all eight manifests together, checked on the odd rows (bench/eval_sections.py).
+ALIKE_DEPTH, ALIKE_SPREAD = 10, 0.08
 
 
 def _blended(
@@ -121,6 +127,37 @@ class _Candidate(NamedTuple):
 
     def merge_key(self) -> tuple[float, int, int]:
         return -self.score, self.rank, self.order
+
+
+def _alike_discount(scores: Sequence[float]) -> float:
+    """What a library's scores lose in a fan-out for having several pages that answer as
+    well as its best (`scores`, its own, best first): `ALIKE_SPREAD x ln(m)`, where m, the
+    sum over its `ALIKE_DEPTH` best of `exp((score - best) / ALIKE_SPREAD)`, is 1 when one
+    page stands out and 10 when ten tie. A page that is one of m alike is about 1/m as
+    likely the one meant as a page its library singles out; the library's own order stays."""
+    if not scores:
+        return 0.0
+    best = scores[0]
+    alike = sum(math.exp((score - best) / ALIKE_SPREAD) for score in scores[:ALIKE_DEPTH])
+    return ALIKE_SPREAD * math.log(alike)
+
+
+def _discounted(
+    merged: list[_Candidate], discounts: list[float], keep: int, explain: bool
+) -> list[_Candidate]:
+    """The fanned-out candidates best first by their score less their library's discount
+    (ties: rank, then manifest order), the first `keep` with that score (rounded, never
+    below 0); `explain` shows the discount."""
+    merged.sort(key=lambda hit: (discounts[hit.order] - hit.score, hit.rank, hit.order))
+    best = []
+    for hit in merged[:keep]:
+        discount = discounts[hit.order]
+        detail = hit.detail
+        if explain and detail is not None:
+            detail = {**detail, "alike_discount": round(discount, 4)}
+        score = round(max(0.0, hit.score - discount), 4)
+        best.append(hit._replace(score=score, detail=detail))
+    return best
 
 
 def _content_share(query: str, weight: float) -> tuple[float, float]:
@@ -443,21 +480,25 @@ class Library:
         and `confidence` and thresholds keep their meaning; when words find fewer pages than
         asked, the titles closest in meaning fill the rest. With a `content_weight`, a
         manifest with content fuses that score with its pages' best sections by what they
-        say (`_fused`), on 0..1 as well."""
+        say (`_fused`), on 0..1 as well. Fanned out, each manifest's scores then lose its
+        `_alike_discount` (none when one of its pages stands out), still on 0..1."""
         selected = self.select(name)
-        known = (
-            known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
-        )
+        fanned = len(selected) > 1
+        known = known_words(query, [d.index for d in selected]) if fanned else frozenset()
+        # Each manifest's best, one more than asked (the runner-up sets confidence); fanned
+        # out, at least the ALIKE_DEPTH that set its discount, whatever the limit.
+        wanted = max(limit + 1, ALIKE_DEPTH) if fanned else limit + 1
         merged: list[_Candidate] = []
         also_matched: dict[str, list[str]] = {}
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
-        if len(selected) > 1:
+        if fanned:
             plans = pooled(plans, [docs.index for docs in selected])
         reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
         # none to compute without vectors; of the query as words understood it (typos corrected)
         vector = query_vector(query, _corrections(plans)) if reranked else None
         runs = []
+        discounts: list[float] = []  # fanned out: each manifest's (see _alike_discount)
         said: list[list[ContentHit] | None] = []
         with_content = content_weight > 0 and any(d.content is not None for d in selected)
         shares = _content_share(query, content_weight) if with_content else (1.0, 0.0)
@@ -465,9 +506,9 @@ class Library:
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None
             content = docs.content if content_share > 0 else None
-            # One more than asked (the runner-up sets confidence), or a pool to re-rank or fuse.
-            pool = limit + 1 if vectors is None and content is None else RERANK_POOL
-            runs.append((vectors, docs.index.run(plan, max(limit + 1, pool), explain)))
+            # What is wanted, or a pool to re-rank or fuse.
+            pool = wanted if vectors is None and content is None else RERANK_POOL
+            runs.append((vectors, docs.index.run(plan, max(wanted, pool), explain)))
             # (a short query, where content counts for less, reads less of it)
             reach = content_share / content_weight if content is not None else 0.0
             said.append(content.search(query, CONTENT_POOL, reach) if content is not None else None)
@@ -492,7 +533,7 @@ class Library:
             else:
                 assert vector is not None
                 weights = (lexical_weight, embedding_weight)
-                keep = RERANK_POOL if passages is not None else limit + 1  # +1: the runner-up
+                keep = RERANK_POOL if passages is not None else wanted
                 found = (keep, limit if rescue else 0)
                 best = _blended(ranked, vectors, vector, *found, weights, explain)
                 merged.extend(
@@ -506,11 +547,14 @@ class Library:
                     docs,
                     order,
                     shares,
-                    limit + 1,  # +1: the runner-up
+                    wanted,
                     explain,
                 )
-        if len(selected) > 1:  # one manifest's candidates come ranked
-            merged.sort(key=_Candidate.merge_key)
+            if fanned:
+                best_here = merged[start : start + ALIKE_DEPTH]
+                discounts.append(_alike_discount([hit.score for hit in best_here]))
+        if fanned:  # (one manifest's candidates come ranked)
+            merged = _discounted(merged, discounts, limit + 1, explain)
         shown = merged[:limit]
         hits = []
         for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):

@@ -55,6 +55,7 @@ NAME_WORDS, QUESTION_WORDS = 2, 7  # query words (stop words aside): see _conten
 # ALIKE_SPREAD below its best counts as 1/e of one alike. Chosen on the even rows of the DEV
 # sets with all eight manifests together, checked on the odd rows (bench/eval_sections.py).
 ALIKE_DEPTH, ALIKE_SPREAD = 10, 0.08
+ALIKE_REACH = 0.5  # a page further below its library's best counts for nothing (< e^-6)
 
 
 def _blended(
@@ -133,12 +134,16 @@ def _alike_discount(scores: Sequence[float]) -> float:
     """What a library's scores lose in a fan-out for having several pages that answer as
     well as its best (`scores`, its own, best first): `ALIKE_SPREAD x ln(m)`, where m, the
     sum over its `ALIKE_DEPTH` best of `exp((score - best) / ALIKE_SPREAD)`, is 1 when one
-    page stands out and 10 when ten tie. A page that is one of m alike is about 1/m as
-    likely the one meant as a page its library singles out; the library's own order stays."""
-    if not scores:
-        return 0.0
-    best = scores[0]
-    alike = sum(math.exp((score - best) / ALIKE_SPREAD) for score in scores[:ALIKE_DEPTH])
+    page stands out and 10 when ten tie (pages `ALIKE_REACH` or more below the best add
+    nothing). A page that is one of m alike is about 1/m as likely the one meant as a page
+    its library singles out; the library's own order stays."""
+    if len(scores) < 2 or scores[1] < scores[0] - ALIKE_REACH:
+        return 0.0  # one page stands out (most libraries, most queries: nothing to add up)
+    best, alike = scores[0], 0.0
+    for score in scores[:ALIKE_DEPTH]:
+        if score < best - ALIKE_REACH:
+            break  # best first: the rest count for less than 1/500 each
+        alike += math.exp((score - best) / ALIKE_SPREAD)
     return ALIKE_SPREAD * math.log(alike)
 
 
@@ -149,14 +154,17 @@ def _discounted(
     (ties: rank, then manifest order), the first `keep` with that score (rounded, never
     below 0); `explain` shows the discount."""
     merged.sort(key=lambda hit: (discounts[hit.order] - hit.score, hit.rank, hit.order))
-    best = []
-    for hit in merged[:keep]:
-        discount = discounts[hit.order]
-        detail = hit.detail
-        if explain and detail is not None:
-            detail = {**detail, "alike_discount": round(discount, 4)}
-        score = round(max(0.0, hit.score - discount), 4)
-        best.append(hit._replace(score=score, detail=detail))
+    best = [
+        _Candidate(round(max(0.0, hit.score - discounts[hit.order]), 4), *hit[1:])
+        for hit in merged[:keep]
+    ]
+    if explain:
+        best = [
+            hit._replace(detail={**hit.detail, "alike_discount": round(discounts[hit.order], 4)})
+            if hit.detail is not None
+            else hit
+            for hit in best
+        ]
     return best
 
 
@@ -524,12 +532,17 @@ class Library:
                 for word, matched in plan.also_matched.items():
                     added = also_matched.setdefault(word, [])
                     added.extend(k for k in matched if k not in added)
+            # Fanned out, the library's best scores (`alike`) set its discount, and only what
+            # can be shown (all, to fuse with content) becomes a candidate.
+            take = limit + 1 if fanned and passages is None else None
+            alike: Sequence[float] = ()
             if vectors is None:
                 details = ranked.explain or [None] * len(ranked.docs)
-                for rank, doc in enumerate(ranked.docs):
+                for rank, doc in enumerate(ranked.docs if take is None else ranked.docs[:take]):
                     merged.append(
                         _Candidate(ranked.scores[rank], rank, order, docs, doc, details[rank], -1)
                     )
+                alike = ranked.scores
             else:
                 assert vector is not None
                 weights = (lexical_weight, embedding_weight)
@@ -538,8 +551,11 @@ class Library:
                 best = _blended(ranked, vectors, vector, *found, weights, explain)
                 merged.extend(
                     _Candidate(score, rank, order, docs, doc, detail, meant)
-                    for rank, (score, doc, detail, meant) in enumerate(best)
+                    for rank, (score, doc, detail, meant) in enumerate(
+                        best if take is None else best[:take]
+                    )
                 )
+                alike = [entry[0] for entry in best[:ALIKE_DEPTH]] if fanned else ()
             if passages is not None:
                 merged[start:] = _fused(
                     merged[start:],
@@ -550,9 +566,9 @@ class Library:
                     wanted,
                     explain,
                 )
+                alike = [hit.score for hit in merged[start : start + ALIKE_DEPTH]] if fanned else ()
             if fanned:
-                best_here = merged[start : start + ALIKE_DEPTH]
-                discounts.append(_alike_discount([hit.score for hit in best_here]))
+                discounts.append(_alike_discount(alike))
         if fanned:  # (one manifest's candidates come ranked)
             merged = _discounted(merged, discounts, limit + 1, explain)
         shown = merged[:limit]

@@ -9,6 +9,7 @@ the background, so a server can answer `initialize` before every index exists.
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -148,16 +149,34 @@ def _alike_discount(scores: Sequence[float]) -> float:
 
 
 def _discounted(
-    merged: list[_Candidate], discounts: list[float], keep: int, explain: bool
+    merged: list[_Candidate],
+    starts: list[int],
+    discounts: list[float],
+    keep: int,
+    explain: bool,
 ) -> list[_Candidate]:
-    """The fanned-out candidates best first by their score less their library's discount
-    (ties: rank, then manifest order), the first `keep` with that score (rounded, never
-    below 0); `explain` shows the discount."""
-    merged.sort(key=lambda hit: (discounts[hit.order] - hit.score, hit.rank, hit.order))
-    best = [
-        _Candidate(round(max(0.0, hit.score - discounts[hit.order]), 4), *hit[1:])
-        for hit in merged[:keep]
+    """The fanned-out candidates (each library's run, from `starts`, best first) best first
+    by their score less their library's discount (ties: rank, then manifest order), the
+    first `keep` with that score (rounded, never below 0); `explain` shows the discount. A
+    library's discount is one number, so its run stays in order: the runs are merged, as
+    far as `keep`, not sorted whole."""
+    ends = [*starts[1:], len(merged)]
+    heads = [
+        (discounts[order] - merged[start].score, 0, order)
+        for order, start in enumerate(starts)
+        if start < ends[order]
     ]
+    heapq.heapify(heads)
+    best: list[_Candidate] = []
+    while heads and len(best) < keep:
+        key, rank, order = heads[0]
+        at = starts[order] + rank
+        best.append(_Candidate._make((round(max(0.0, -key), 4), *merged[at][1:])))
+        if at + 1 < ends[order]:
+            following = (discounts[order] - merged[at + 1].score, rank + 1, order)
+            heapq.heapreplace(heads, following)
+        else:
+            heapq.heappop(heads)
     if explain:
         best = [
             hit._replace(detail={**hit.detail, "alike_discount": round(discounts[hit.order], 4)})
@@ -506,7 +525,9 @@ class Library:
         # none to compute without vectors; of the query as words understood it (typos corrected)
         vector = query_vector(query, _corrections(plans)) if reranked else None
         runs = []
-        discounts: list[float] = []  # fanned out: each manifest's (see _alike_discount)
+        # Fanned out: where each manifest's candidates start, and its discount.
+        starts: list[int] = []
+        discounts: list[float] = []
         said: list[list[ContentHit] | None] = []
         with_content = content_weight > 0 and any(d.content is not None for d in selected)
         shares = _content_share(query, content_weight) if with_content else (1.0, 0.0)
@@ -568,9 +589,10 @@ class Library:
                 )
                 alike = [hit.score for hit in merged[start : start + ALIKE_DEPTH]] if fanned else ()
             if fanned:
+                starts.append(start)
                 discounts.append(_alike_discount(alike))
         if fanned:  # (one manifest's candidates come ranked)
-            merged = _discounted(merged, discounts, limit + 1, explain)
+            merged = _discounted(merged, starts, discounts, limit + 1, explain)
         shown = merged[:limit]
         hits = []
         for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):

@@ -9,6 +9,8 @@ the background, so a server can answer `initialize` before every index exists.
 
 from __future__ import annotations
 
+import heapq
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +51,12 @@ CONTENT_WEIGHT = 0.6
 RERANK_POOL = 30  # lexical candidates each manifest re-scores by meaning
 CONTENT_POOL = 30  # pages each manifest's content ranking offers the fusion
 NAME_WORDS, QUESTION_WORDS = 2, 7  # query words (stop words aside): see _content_share
+# Fanned out, a library whose best pages answer about equally well is one the query does not
+# single out (see _alike_discount): its best ALIKE_DEPTH pages are looked at, and a page
+# ALIKE_SPREAD below its best counts as 1/e of one alike. Chosen on the even rows of the DEV
+# sets with all eight manifests together, checked on the odd rows (bench/eval_sections.py).
+ALIKE_DEPTH, ALIKE_SPREAD = 10, 0.08
+ALIKE_REACH = 0.5  # a page further below its library's best counts for nothing (< e^-6)
 
 
 def _blended(
@@ -121,6 +129,62 @@ class _Candidate(NamedTuple):
 
     def merge_key(self) -> tuple[float, int, int]:
         return -self.score, self.rank, self.order
+
+
+def _alike_discount(scores: Sequence[float]) -> float:
+    """What a library's scores lose in a fan-out for having several pages that answer as
+    well as its best (`scores`, its own, best first): `ALIKE_SPREAD x ln(m)`, where m, the
+    sum over its `ALIKE_DEPTH` best of `exp((score - best) / ALIKE_SPREAD)`, is 1 when one
+    page stands out and 10 when ten tie (pages `ALIKE_REACH` or more below the best add
+    nothing). A page that is one of m alike is about 1/m as likely the one meant as a page
+    its library singles out; the library's own order stays."""
+    if len(scores) < 2 or scores[1] < scores[0] - ALIKE_REACH:
+        return 0.0  # one page stands out (most libraries, most queries: nothing to add up)
+    best, alike = scores[0], 0.0
+    for score in scores[:ALIKE_DEPTH]:
+        if score < best - ALIKE_REACH:
+            break  # best first: the rest count for less than 1/500 each
+        alike += math.exp((score - best) / ALIKE_SPREAD)
+    return ALIKE_SPREAD * math.log(alike)
+
+
+def _discounted(
+    merged: list[_Candidate],
+    starts: list[int],
+    discounts: list[float],
+    keep: int,
+    explain: bool,
+) -> list[_Candidate]:
+    """The fanned-out candidates (each library's run, from `starts`, best first) best first
+    by their score less their library's discount (ties: rank, then manifest order), the
+    first `keep` with that score (rounded, never below 0); `explain` shows the discount. A
+    library's discount is one number, so its run stays in order: the runs are merged, as
+    far as `keep`, not sorted whole."""
+    ends = [*starts[1:], len(merged)]
+    heads = [
+        (discounts[order] - merged[start].score, 0, order)
+        for order, start in enumerate(starts)
+        if start < ends[order]
+    ]
+    heapq.heapify(heads)
+    best: list[_Candidate] = []
+    while heads and len(best) < keep:
+        key, rank, order = heads[0]
+        at = starts[order] + rank
+        best.append(_Candidate._make((round(max(0.0, -key), 4), *merged[at][1:])))
+        if at + 1 < ends[order]:
+            following = (discounts[order] - merged[at + 1].score, rank + 1, order)
+            heapq.heapreplace(heads, following)
+        else:
+            heapq.heappop(heads)
+    if explain:
+        best = [
+            hit._replace(detail={**hit.detail, "alike_discount": round(discounts[hit.order], 4)})
+            if hit.detail is not None
+            else hit
+            for hit in best
+        ]
+    return best
 
 
 def _content_share(query: str, weight: float) -> tuple[float, float]:
@@ -443,21 +507,27 @@ class Library:
         and `confidence` and thresholds keep their meaning; when words find fewer pages than
         asked, the titles closest in meaning fill the rest. With a `content_weight`, a
         manifest with content fuses that score with its pages' best sections by what they
-        say (`_fused`), on 0..1 as well."""
+        say (`_fused`), on 0..1 as well. Fanned out, each manifest's scores then lose its
+        `_alike_discount` (none when one of its pages stands out), still on 0..1."""
         selected = self.select(name)
-        known = (
-            known_words(query, [d.index for d in selected]) if len(selected) > 1 else frozenset()
-        )
+        fanned = len(selected) > 1
+        known = known_words(query, [d.index for d in selected]) if fanned else frozenset()
+        # Each manifest's best, one more than asked (the runner-up sets confidence); fanned
+        # out, at least the ALIKE_DEPTH that set its discount, whatever the limit.
+        wanted = max(limit + 1, ALIKE_DEPTH) if fanned else limit + 1
         merged: list[_Candidate] = []
         also_matched: dict[str, list[str]] = {}
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
-        if len(selected) > 1:
+        if fanned:
             plans = pooled(plans, [docs.index for docs in selected])
         reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
         # none to compute without vectors; of the query as words understood it (typos corrected)
         vector = query_vector(query, _corrections(plans)) if reranked else None
         runs = []
+        # Fanned out: where each manifest's candidates start, and its discount.
+        starts: list[int] = []
+        discounts: list[float] = []
         said: list[list[ContentHit] | None] = []
         with_content = content_weight > 0 and any(d.content is not None for d in selected)
         shares = _content_share(query, content_weight) if with_content else (1.0, 0.0)
@@ -465,9 +535,9 @@ class Library:
         for docs, plan in zip(selected, plans, strict=True):
             vectors = docs.index.vectors if vector is not None else None
             content = docs.content if content_share > 0 else None
-            # One more than asked (the runner-up sets confidence), or a pool to re-rank or fuse.
-            pool = limit + 1 if vectors is None and content is None else RERANK_POOL
-            runs.append((vectors, docs.index.run(plan, max(limit + 1, pool), explain)))
+            # What is wanted, or a pool to re-rank or fuse.
+            pool = wanted if vectors is None and content is None else RERANK_POOL
+            runs.append((vectors, docs.index.run(plan, max(wanted, pool), explain)))
             # (a short query, where content counts for less, reads less of it)
             reach = content_share / content_weight if content is not None else 0.0
             said.append(content.search(query, CONTENT_POOL, reach) if content is not None else None)
@@ -483,22 +553,30 @@ class Library:
                 for word, matched in plan.also_matched.items():
                     added = also_matched.setdefault(word, [])
                     added.extend(k for k in matched if k not in added)
+            # Fanned out, the library's best scores (`alike`) set its discount, and only what
+            # can be shown (all, to fuse with content) becomes a candidate.
+            take = limit + 1 if fanned and passages is None else None
+            alike: Sequence[float] = ()
             if vectors is None:
                 details = ranked.explain or [None] * len(ranked.docs)
-                for rank, doc in enumerate(ranked.docs):
+                for rank, doc in enumerate(ranked.docs if take is None else ranked.docs[:take]):
                     merged.append(
                         _Candidate(ranked.scores[rank], rank, order, docs, doc, details[rank], -1)
                     )
+                alike = ranked.scores
             else:
                 assert vector is not None
                 weights = (lexical_weight, embedding_weight)
-                keep = RERANK_POOL if passages is not None else limit + 1  # +1: the runner-up
+                keep = RERANK_POOL if passages is not None else wanted
                 found = (keep, limit if rescue else 0)
                 best = _blended(ranked, vectors, vector, *found, weights, explain)
                 merged.extend(
                     _Candidate(score, rank, order, docs, doc, detail, meant)
-                    for rank, (score, doc, detail, meant) in enumerate(best)
+                    for rank, (score, doc, detail, meant) in enumerate(
+                        best if take is None else best[:take]
+                    )
                 )
+                alike = [entry[0] for entry in best[:ALIKE_DEPTH]] if fanned else ()
             if passages is not None:
                 merged[start:] = _fused(
                     merged[start:],
@@ -506,11 +584,15 @@ class Library:
                     docs,
                     order,
                     shares,
-                    limit + 1,  # +1: the runner-up
+                    wanted,
                     explain,
                 )
-        if len(selected) > 1:  # one manifest's candidates come ranked
-            merged.sort(key=_Candidate.merge_key)
+                alike = [hit.score for hit in merged[start : start + ALIKE_DEPTH]] if fanned else ()
+            if fanned:
+                starts.append(start)
+                discounts.append(_alike_discount(alike))
+        if fanned:  # (one manifest's candidates come ranked)
+            merged = _discounted(merged, starts, discounts, limit + 1, explain)
         shown = merged[:limit]
         hits = []
         for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):

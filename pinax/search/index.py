@@ -100,9 +100,9 @@ class Plan:
 
     terms: list[Term] = field(default_factory=list)
     reference: float = 0.0  # the raw score of a page that covers the whole query once
-    # What the reference is made of: (a query word's weight, the stem it counts by; None for
-    # a word the index lacks), so that a pooled reference can be made with other IDFs.
-    counted: list[tuple[float, str | None]] = field(default_factory=list)
+    # What the reference is made of: (a query word's weight, the stem it counts by, known
+    # here or not), so that a pooled reference can be made with other IDFs.
+    counted: list[tuple[float, str]] = field(default_factory=list)
     # A typed word the index lacks -> the known words added beside it (corrections,
     # completions, words containing it).
     also_matched: dict[str, list[str]] = field(default_factory=dict)
@@ -150,26 +150,24 @@ def pooled(plans: Sequence[Plan], indexes: Sequence[SearchIndex]) -> list[Plan]:
     """The plans of one query over several indexes, re-weighted as if the indexes were one:
     each term's IDF is its IDF over all their pages, so that a word distinctive of one
     library and common in another weighs as it would in the whole, and every page's 0..1
-    score is measured against the same reference."""
+    score is measured against the same reference (a word one index lacks counts there by its
+    frequency over all of them too, not as a word nobody has)."""
     size = sum(index.size for index in indexes)
     texts = {t.text for plan in plans for t in plan.terms} | {
-        text for plan in plans for _, text in plan.counted if text is not None
+        text for plan in plans for _, text in plan.counted
     }
     frequency = dict.fromkeys(texts, 0)
     for index in indexes:
         for text in texts:
             frequency[text] += index.frequency(text)
     pooled_idf = {text: float(idf(df, size)) for text, df in frequency.items()}
-    absent = float(idf(0, size))
     result = []
     for plan, index in zip(plans, indexes, strict=True):
         terms = [
             t._replace(weight=t.weight * pooled_idf[t.text] / index._term_idf.item(t.term))
             for t in plan.terms
         ]
-        reference = FULL_MATCH * sum(
-            weight * (absent if text is None else pooled_idf[text]) for weight, text in plan.counted
-        )
+        reference = FULL_MATCH * sum(weight * pooled_idf[text] for weight, text in plan.counted)
         result.append(replace(plan, terms=terms, reference=reference))
     return result
 
@@ -277,7 +275,7 @@ class SearchIndex:
             if symbol >= 0:  # a word only symbols have: found as typed
                 self._add(plan, Term(symbol, weight, word, SYMBOL + word, "exact"), weight)
                 continue
-            self._count(plan, weight, None, self._unknown_idf)  # as typed: a word unknown here
+            self._count(plan, weight, text, self._unknown_idf)  # as typed: a word unknown here
             if word in trusted or not _rescuable(word, weight):
                 continue
             parts = parts_of.get(word)
@@ -361,10 +359,10 @@ class SearchIndex:
             self._count(plan, counted, term.text, self._term_idf.item(term.term))
 
     @staticmethod
-    def _count(plan: Plan, weight: float, text: str | None, term_idf: float) -> None:
+    def _count(plan: Plan, weight: float, text: str, term_idf: float) -> None:
         """A query word in the reference (what a page covering the query once scores), and
-        what it was made of (for `pooled`): its weight, and the stem it counts by (None for
-        a word the index lacks)."""
+        what it was made of (for `pooled`): its weight, and the stem it counts by (also for
+        a word this index lacks: another may have it)."""
         plan.reference += weight * term_idf * FULL_MATCH
         plan.counted.append((weight, text))
 

@@ -53,8 +53,8 @@ CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a 
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target (text stays)
 _ICON = re.compile(r":[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:")  # an icon's short code (:octicons-x-24:)
-_FENCE = re.compile(r"^ {0,3}(?:```|~~~)[^\n]*$", re.M)  # a code fence line and its language
-_MARKS = str.maketrans("", "", "*`|[]!")  # emphasis, code, tables, links: marks, not text
+_FENCE_MARKS = ("```", "~~~")  # a code fence line's, after up to three spaces
+_ASCII_MARKS = b"*`|[]!"  # emphasis, code, tables, links: marks, not text
 _MARK_RUNS = re.compile(r"[*`|\[\]!]+")  # the same, for text beyond ASCII
 
 
@@ -70,11 +70,37 @@ def plain(markdown: str) -> str:
     if "](" in text:
         text = _LINK_TARGET.sub("", text)
     if "```" in text or "~~~" in text:
-        text = _FENCE.sub("", text)
+        text = _without_fence_lines(text)
     if ":" in text:
         text = _ICON.sub("", text)
-    text = text.translate(_MARKS) if text.isascii() else _MARK_RUNS.sub("", text)  # (faster)
-    return " ".join(text.split())
+    if text.isascii():  # (marks dropped by a byte table: several times faster)
+        return " ".join(text.encode("ascii").translate(None, _ASCII_MARKS).decode("ascii").split())
+    return " ".join(_MARK_RUNS.sub("", text).split())
+
+
+def _without_fence_lines(text: str) -> str:
+    """`text` without what its fence lines hold (up to three spaces, then three backticks or
+    tildes: the line's text goes, its end stays), found by the marks themselves rather than
+    by trying every line."""
+    cuts = []
+    for mark in _FENCE_MARKS:
+        at = text.find(mark)
+        while at >= 0:
+            line = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            if at - line <= 3 and not text[line:at].strip(" "):
+                cuts.append((line, end))
+            at = text.find(mark, end)  # (a later mark on the line follows text: not a fence)
+    if not cuts:
+        return text
+    cuts.sort()
+    kept, position = [], 0
+    for start, end in cuts:
+        kept.append(text[position:start])
+        position = end
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def build(pages: Iterable[PageText], table: PageTable) -> Built:

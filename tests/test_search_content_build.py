@@ -4,6 +4,7 @@ numbers in three bytes, and every packed or string array checked when read back.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pinax.content import PageText, Section
-from pinax.search import content_build, content_workers
-from pinax.search.content import ContentIndex
+from pinax.search import content, content_build, content_workers
+from pinax.search.content import ContentIndex, query_terms
 from pinax.search.content_build import _counted, build, section_ids
 from pinax.search.store import load, save
 from pinax.search.tokens import STOP_WORDS, chunks, split_chunk, stem
@@ -200,3 +201,57 @@ def test_a_sections_text_reads_the_page_no_further_than_needed(tmp_path: Path) -
     fresh = ContentIndex(build(pages(20), given, workers=0).arrays)
     assert fresh.text(0) == expected[0] and not fresh._recent[0][1]  # the start only, so far
     assert fresh.text(1) == expected[1] and fresh._recent[0][1]
+
+
+def careful_search(index: ContentIndex, query: str, limit: int, reach: float) -> list[tuple]:
+    """A content search worked out section by section: scores summed term after term in
+    float32, the best `SECTIONS_RANKED` postings (and any tied with the last) kept, sections
+    ranked by score then number, each page by its first."""
+    read = max(content.LEAST_READ, int(content.POSTINGS_READ * min(max(reach, 0.0), 1.0)))
+    terms = list(index.terms)
+    scores: dict[int, np.float32] = {}
+    read_sections: list[int] = []
+    reference = 0.0
+    for text, weight in query_terms(query).items():
+        if text not in terms:
+            reference += weight * index._unknown_idf
+            continue
+        term = terms.index(text)
+        reference += weight * float(index._idf[term])
+        start = int(index._post_start[term])
+        end = min(int(index._post_start[term + 1]), start + read)
+        step = np.float32(weight * float(index._quantum[term]))
+        posted = zip(index._posted(start, end), index._post_level[start:end], strict=True)
+        for section, level in posted:
+            scores[int(section)] = np.float32(scores.get(int(section), 0.0) + level * step)
+            read_sections.append(int(section))
+    if not read_sections:
+        return []
+    if len(read_sections) > content.SECTIONS_RANKED:
+        last = sorted((scores[s] for s in read_sections), reverse=True)[content.SECTIONS_RANKED - 1]
+        scores = {s: v for s, v in scores.items() if v >= last}
+    ranked = sorted(scores, key=lambda s: (-scores[s], s))
+    found: dict[int, int] = {}
+    for section in ranked:
+        found.setdefault(int(index._section_page[section]), section)
+    scale = content.FULL_MATCH / max(reference, 1e-9)
+    return [
+        (page, round(1.0 - math.exp(-float(scores[s]) * scale), 4), s)
+        for page, s in list(found.items())[:limit]
+    ]
+
+
+@pytest.mark.parametrize("ranked", [1000, 40])
+def test_a_content_search_ranks_as_section_by_section_scoring_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ranked: int
+) -> None:
+    """Many ties (pages share their words): best first, then by section number, each page
+    once; with 40 postings ranked, the cut keeps every section tied with the last."""
+    monkeypatch.setattr(content, "SECTIONS_RANKED", ranked)
+    index = ContentIndex(build(pages(300), table(tmp_path, 300), workers=0).arrays)
+    words = "widget mount size layout padding cells margin render twice dev proxy nothing".split()
+    queries = [" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)]
+    for query in [*queries, "page 7 lead", "the", "widget widget render"]:
+        for limit, reach in ((30, 1.0), (5, 0.0), (300, 0.5)):
+            expected = careful_search(index, query, limit, reach)
+            assert [tuple(hit) for hit in index.search(query, limit, reach)] == expected, query

@@ -203,41 +203,41 @@ class ContentIndex:
         if not weights or not self.sections:
             return []
         reference = 0.0
-        scores = self._scratch()
-        touched = []
-        for text, weight in weights.items():
-            term = self._term(text)
+        touched, levels, steps = [], [], []
+        for weight, term in zip(weights.values(), self._terms(list(weights)), strict=True):
             if term < 0:
                 reference += weight * self._unknown_idf
                 continue
             reference += weight * self._idf.item(term)
             start = self._post_start.item(term)
             end = min(self._post_start.item(term + 1), start + read)
-            sections = self._posted(start, end)
-            step = np.float32(weight * self._quantum.item(term))
-            np.add.at(scores, sections, self._post_level[start:end] * step)  # (numbers unique)
-            touched.append(sections)
+            touched.append(self._posted(start, end))
+            levels.append(self._post_level[start:end])
+            steps.append(weight * self._quantum.item(term))
         if not touched:
             return []
+        # Every term's postings added up at once, term after term as read (a section read
+        # for several terms is there once for each).
         every = np.concatenate(touched) if len(touched) > 1 else touched[0]
+        counts = [len(sections) for sections in touched]
+        step = np.repeat(np.array(steps, dtype=np.float32), counts)
+        scores = self._scratch()
+        np.add.at(scores, every, (np.concatenate(levels) if len(levels) > 1 else levels[0]) * step)
         raw = scores[every]
         scores[every] = 0.0
-        if len(every) > SECTIONS_RANKED:  # a section read for several terms is there twice
+        if len(every) > SECTIONS_RANKED:  # (a section read for several terms counts as many)
             cut = len(raw) - SECTIONS_RANKED  # the best and any tied with the last of them
             best = np.flatnonzero(raw >= np.partition(raw, cut)[cut])
             every, raw = every[best], raw[best]
-        order = np.lexsort((every, -raw))
-        sections, raw = every[order], raw[order]
-        pages = self._section_page[sections]
-        _, first = np.unique(pages, return_index=True)  # each page's best section
-        first.sort()
-        first = first[:limit]
+        sections, raw = _ranked(every, raw)
+        first = _first_of_each(self._section_page[sections].tolist(), limit)
+        places = np.fromiter(first.values(), dtype=np.int64, count=len(first))
         scale = FULL_MATCH / max(reference, 1e-9)
         return [
-            ContentHit(
-                int(pages[i]), round(1.0 - math.exp(-float(raw[i]) * scale), 4), int(sections[i])
+            ContentHit(page, round(1.0 - math.exp(-score * scale), 4), section)
+            for page, score, section in zip(
+                first, raw[places].tolist(), sections[places].tolist(), strict=True
             )
-            for i in first
         ]
 
     def _posted(self, start: int, end: int) -> np.ndarray:
@@ -250,20 +250,23 @@ class ContentIndex:
         )
         return view & 0xFFFFFF
 
-    def _term(self, text: str) -> int:
-        """A stem's term number (-1: none), remembered: questions share most words."""
-        known = self._known.get(text)
-        if known is not None:
-            return known
-        head = text.encode()[:8]
-        low = int(np.searchsorted(self._prefix, head, "left"))
-        high = int(np.searchsorted(self._prefix, head, "right"))
-        at = bisect_left(self.terms, text, low, high)
-        found = at if at < high and self.terms[at] == text else -1
-        if len(self._known) >= KNOWN_TERMS:
-            self._known.clear()
-        self._known[text] = found
-        return found
+    def _terms(self, stems: list[str]) -> list[int]:
+        """Each stem's term number (-1: none), remembered (questions share most words); the
+        new ones found together, by one search of the terms' first bytes for them all."""
+        known = self._known
+        found = [known.get(text, -2) for text in stems]
+        if -2 not in found:
+            return found
+        new = [text for text, term in zip(stems, found, strict=True) if term == -2]
+        heads = np.array([text.encode()[:8] for text in new], dtype="S8")
+        lows = np.searchsorted(self._prefix, heads, "left").tolist()
+        highs = np.searchsorted(self._prefix, heads, "right").tolist()
+        if len(known) + len(new) > KNOWN_TERMS:
+            known.clear()
+        for text, low, high in zip(new, lows, highs, strict=True):
+            at = bisect_left(self.terms, text, low, high)
+            known[text] = at if at < high and self.terms[at] == text else -1
+        return [known[text] for text in stems]
 
     def _scratch(self) -> np.ndarray:
         scores = getattr(self._local, "scores", None)
@@ -321,6 +324,28 @@ class ContentIndex:
 
     def _page_of_section(self, section: int) -> int:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
+
+
+def _ranked(sections: np.ndarray, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sections and their scores, best first, ties by section number: one sort of numbers
+    whose high half is the score's bits reversed (a float32 at or above 0 orders as its bits
+    do) and low half the section."""
+    bits = raw.astype(np.float32).view(np.uint32).astype(np.uint64)
+    keys = ((np.uint64(0xFFFFFFFF) - bits) << np.uint64(32)) | sections.astype(np.uint64)
+    keys.sort()
+    scores = (np.uint64(0xFFFFFFFF) - (keys >> np.uint64(32))).astype(np.uint32).view(np.float32)
+    return (keys & np.uint64(0xFFFFFFFF)).astype(np.int64), scores
+
+
+def _first_of_each(pages: list[int], limit: int) -> dict[int, int]:
+    """The first `limit` distinct pages of a ranking, each with its first place, in order."""
+    first: dict[int, int] = {}
+    for at, page in enumerate(pages):
+        if page not in first:
+            first[page] = at
+            if len(first) == limit:
+                break
+    return first
 
 
 def _strings_sound(data: np.ndarray, offsets: np.ndarray) -> bool:

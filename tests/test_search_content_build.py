@@ -35,7 +35,7 @@ def reference(text: str) -> Counter[str]:
 
 
 def counted(texts: list[str]) -> list[Counter[str]]:
-    done = _counted(texts, [], np.zeros(0, dtype=np.uint32))
+    done = _counted(texts, [], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint32))
     found: list[Counter[str]] = [Counter() for _ in texts]
     for section, number, tf in zip(done.section, done.stem, done.tf, strict=True):
         found[section][done.stems[number]] += float(tf)

@@ -44,10 +44,12 @@ SECTIONS_RANKED = 1000  # best sections turned into pages
 SNIPPET = 240  # characters
 SNIPPET_SCAN = 8192  # bytes of a section looked through for a snippet
 MAX_SNIPPET_HITS = 2000
-MAX_PAGE_TEXT = 1 << 24  # bytes of one page's text, decompressed at most
+MAX_PAGE_TEXT = 1 << 24  # bytes of one block's text, decompressed at most
+RAW_DEFLATE = -15  # zlib's window bits for a stream without header or checksum
+WINDOW = 1 << 15  # deflate's window: the most of a preset dictionary it uses
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
-FORMAT = 3
+FORMAT = 4
 KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
 CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 
@@ -135,8 +137,11 @@ class ContentIndex:
             (arrays[f"content_{name}_data"], arrays[f"content_{name}_offsets"])
             for name in ("terms", "heading", "fetched")
         ]
-        self._blob_start = arrays["content_blob_start"]
+        self._block_start = arrays["content_block_start"]
+        self._block_first = arrays["content_block_first"]
         self._blob = arrays["content_blob"]
+        zdict = self._zdict_array = arrays["content_zdict"]  # what blocks were compressed against
+        self._zdict = bytes(zdict) if zdict.dtype == np.uint8 and len(zdict) <= WINDOW else b""
         self.sections = len(self._section_page)
         self.pages = len(self._page_doc)
         terms = len(self._idf)
@@ -146,7 +151,7 @@ class ContentIndex:
         self._lock = threading.Lock()
         self._known: dict[str, int] = {}  # stem -> term number (see `_term`)
         self._unknown_idf = float(idf(0.0, self.sections))
-        self._recent: OrderedDict[int, tuple[bytes, bool]] = OrderedDict()  # page -> text, whole?
+        self._recent: OrderedDict[int, tuple[bytes, bool]] = OrderedDict()  # block -> text, whole?
         self._recent_bytes = 0
 
     def check(self, pages: int, headings: int) -> None:
@@ -183,12 +188,16 @@ class ContentIndex:
             "page sections": rising(self._page_first, sections)
             and len(self._page_first) == self.pages + 1,
             "page numbers": within(self._page_doc, 0, pages),
-            "texts": rising(self._blob_start, len(self._blob))
-            and len(self._blob_start) == self.pages + 1
+            "texts": rising(self._block_start, len(self._blob))
+            and rising(self._block_first, sections)
+            and len(self._block_start) == len(self._block_first)
             and len(self._fetched) == self.pages,
             "section offsets": len(self._section_offset) == sections
             and len(self.headings) == sections,
             "strings": all(_strings_sound(data, offsets) for data, offsets in self._strings),
+            "dictionary": self._zdict_array.dtype == np.uint8
+            and self._zdict_array.ndim == 1
+            and len(self._zdict_array) <= WINDOW,
         }
         broken = [name for name, ok in checks.items() if not ok]
         if broken:
@@ -286,34 +295,39 @@ class ContentIndex:
 
     def text(self, section: int, limit: int = MAX_PAGE_TEXT) -> str:
         """A section's plain text (its first `limit` bytes)."""
-        page = self._page_of_section(section)
+        block = int(np.searchsorted(self._block_first, section, side="right")) - 1
         start = int(self._section_offset[section])
-        last = int(self._page_first[page + 1]) - 1
+        last = int(self._block_first[block + 1]) - 1  # the block's last section
         end = int(self._section_offset[section + 1]) - 1 if section < last else MAX_PAGE_TEXT
         end = min(end, start + limit)
-        return self._page_text(page, end)[start:end].decode(errors="replace")
+        return self._block_text(block, end)[start:end].decode(errors="replace")
 
-    def _page_text(self, page: int, end: int) -> bytes:
-        """A page's text, at least its first `end` bytes: decompressed no further than that
-        (a snippet of the lead section reads the page's start only). Recent pages are kept
-        decompressed (a few MB): an agent's searches keep finding the same pages."""
+    def _block_text(self, block: int, end: int) -> bytes:
+        """A block's text (see `content_build._blocks`), at least its first `end` bytes:
+        decompressed no further than that (a snippet of a block's first section reads only
+        that). Recent blocks are kept decompressed (a few MB): an agent's searches keep
+        finding the same pages."""
         with self._lock:
-            kept = self._recent.get(page)
+            kept = self._recent.get(block)
             if kept is not None and (kept[1] or len(kept[0]) >= end):
-                self._recent.move_to_end(page)
+                self._recent.move_to_end(block)
                 return kept[0]
-        blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
-        reader = zlib.decompressobj()
+        packed = self._blob[self._block_start[block] : self._block_start[block + 1]]
+        reader = (
+            zlib.decompressobj(RAW_DEFLATE, zdict=self._zdict)
+            if self._zdict
+            else zlib.decompressobj(RAW_DEFLATE)
+        )
         try:
-            text = reader.decompress(blob, min(end, MAX_PAGE_TEXT))  # never more
+            text = reader.decompress(packed, min(end, MAX_PAGE_TEXT))  # never more
         except zlib.error:
             return b""  # a damaged store: no text rather than an error
         whole = reader.eof or len(text) >= MAX_PAGE_TEXT
         with self._lock:
-            before = self._recent.pop(page, None)
+            before = self._recent.pop(block, None)
             if before is not None:
                 self._recent_bytes -= len(before[0])
-            self._recent[page] = (text, whole)
+            self._recent[block] = (text, whole)
             self._recent_bytes += len(text)
             while self._recent_bytes > RECENT_TEXT_BYTES and len(self._recent) > 1:
                 self._recent_bytes -= len(self._recent.popitem(last=False)[1][0])
@@ -367,6 +381,31 @@ def _strings_sound(data: np.ndarray, offsets: np.ndarray) -> bool:
     return True
 
 
+@functools.lru_cache(maxsize=256)
+def _snippet_stems(query: str) -> tuple[str, ...]:
+    """The stems a snippet looks for (those of letters and digits), in order."""
+    return tuple(sorted(stem for stem in query_terms(query) if stem.isalnum()))
+
+
+def _word_starts(lower: str, stems: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(place, stem) of each word of `lower` that starts with a stem, in order of place
+    (then stem), at most `MAX_SNIPPET_HITS` of them."""
+    hits: list[tuple[int, str]] = []
+    find = lower.find
+    for stemmed in stems:
+        if len(hits) >= MAX_SNIPPET_HITS:
+            break
+        at = find(stemmed)
+        while at >= 0:
+            if at == 0 or not lower[at - 1].isalnum():  # the start of a word
+                hits.append((at, stemmed))
+                if len(hits) >= MAX_SNIPPET_HITS:
+                    break
+            at = find(stemmed, at + 1)
+    hits.sort()
+    return hits
+
+
 def query_terms(query: str) -> dict[str, float]:
     """The stems a question looks up, with their weights (stop words left out while other
     words remain)."""
@@ -389,16 +428,9 @@ def snippet(text: str, query: str, width: int = SNIPPET) -> str:
     Words are found by their stems as prefixes (`configur` finds "configuring")."""
     if len(text) <= width:
         return text
-    lower = text.lower()
-    hits: list[tuple[int, str]] = []
-    for stemmed in {s for s in query_terms(query) if s.isalnum()}:
-        at = lower.find(stemmed)
-        while at >= 0 and len(hits) < MAX_SNIPPET_HITS:
-            if at == 0 or not lower[at - 1].isalnum():  # the start of a word
-                hits.append((at, stemmed))
-            at = lower.find(stemmed, at + 1)
-    hits.sort()
+    hits = _word_starts(text.lower(), _snippet_stems(query))
     start, best = 0, -1
+    most = len({term for _, term in hits})  # no window holds more
     inside: dict[str, int] = {}  # the words in the window hits[first:last], with counts
     first = 0
     for at, term in hits:  # each hit starts a window once and leaves it once
@@ -411,6 +443,8 @@ def snippet(text: str, query: str, width: int = SNIPPET) -> str:
             first += 1
         if len(inside) > best:
             best, start = len(inside), max(0, hits[first][0] - 40)
+            if best == most:
+                break  # (only a window with more would move it)
     room = width - 2
     cut = text[start : start + room]
     if start > 0:

@@ -170,7 +170,16 @@ def test_section_numbers_in_three_bytes_read_back_and_are_checked(tmp_path: Path
         ContentIndex(packed).check(len(given), int(given.outline_start[-1]))
 
 
-@pytest.mark.parametrize("name", ["content_terms_offsets", "content_heading_data"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "content_terms_offsets",
+        "content_heading_data",
+        "content_block_first",
+        "content_block_start",
+        "content_zdict",
+    ],
+)
 def test_tampered_strings_in_a_kept_index_are_rebuilt(tmp_path: Path, name: str) -> None:
     manifest = write_docs(tmp_path)
     loaded(manifest, tmp_path / "cache")
@@ -180,9 +189,13 @@ def test_tampered_strings_in_a_kept_index_are_rebuilt(tmp_path: Path, name: str)
     arrays = {key: array.copy() for key, array in arrays.items()}
     if name.endswith("offsets"):
         arrays[name][1] = arrays[name][-1] + 5  # past the end of the data
-    else:
+    elif name == "content_heading_data":
         arrays["content_heading_data"] = np.frombuffer(b"\xff\xfe" * 8, dtype=np.uint8).copy()
         arrays["content_heading_offsets"][-1] = 16
+    elif name == "content_zdict":  # more than deflate's window: never read
+        arrays[name] = np.zeros(content.WINDOW + 1, dtype=np.uint8)
+    else:  # a block past the last section, or its text past the end of the store
+        arrays[name][-1] += 1
     save(kept, arrays, meta)
     again = loaded(manifest, tmp_path / "cache")
     assert again.search("blank widget needs a size", 3).hits[0].heading == "Troubleshooting"
@@ -255,3 +268,40 @@ def test_a_content_search_ranks_as_section_by_section_scoring_does(
         for limit, reach in ((30, 1.0), (5, 0.0), (300, 0.5)):
             expected = careful_search(index, query, limit, reach)
             assert [tuple(hit) for hit in index.search(query, limit, reach)] == expected, query
+
+
+def test_a_sections_text_is_read_from_its_block(tmp_path: Path) -> None:
+    """Long pages are cut into blocks of whole sections; a section's text is the same read
+    from its block, and reading a late section decompresses no earlier block."""
+    from pinax.search.content import plain
+
+    words = "widget mount size layout padding cells margin render twice dev proxy".split()
+    long_pages = [
+        PageText(
+            page.url,
+            tuple(
+                Section(s.level, s.heading, f"{s.text} " + " ".join(words * (60 + 9 * i)))
+                for s in page.sections
+            ),
+        )
+        for i, page in enumerate(pages(12))
+    ]
+    arrays = build(long_pages, table(tmp_path, 12), workers=0).arrays
+    index = ContentIndex(arrays)
+    assert len(arrays["content_block_start"]) - 1 > index.pages  # pages of several blocks
+    assert 0 < len(arrays["content_zdict"]) <= content.WINDOW
+    expected = [plain(s.text) for page in long_pages for s in page.sections]
+    for section in reversed(range(index.sections)):
+        assert index.text(section) == expected[section]
+        assert index.text(section, 100) == expected[section].encode()[:100].decode()
+    fresh = ContentIndex(arrays)
+    last = index.sections - 1
+    assert fresh.text(last) == expected[last]
+    assert list(fresh._recent) == [len(arrays["content_block_start"]) - 2]  # its block only
+
+
+def test_blocks_hold_whole_sections_of_at_least_a_block_of_text() -> None:
+    sizes = [10, 5000, 100, 100, 4000, 3000, 1]
+    blocks = content_build._blocks(sizes)
+    assert blocks == [(0, 2), (2, 5), (5, 7)]
+    assert content_build._blocks([]) == [] and content_build._blocks([9]) == [(0, 1)]

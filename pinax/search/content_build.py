@@ -3,13 +3,15 @@
 The text work is most of a build (a 100,000-page set is ~0.7 GB of text): it is done a batch
 of sections at a time (`analyse`), in worker processes when the input is large, and merged in
 input order, so the arrays are the same however many workers there were. A batch goes through
-few Python operations per word: ASCII text is cut into words by a byte table and a split
-(identifiers only by the regular expression), each distinct word is stemmed once, and words
-are counted by one sort of numbers.
+few Python operations per word: ASCII text is cut into pieces by a byte table and a split,
+a piece's words (identifiers cut by the regular expression, each word stemmed) are worked out
+once a process and remembered, and words are counted by one sort of numbers. Page text is
+kept compressed in blocks of sections (`_blocks`, `dictionary`) for snippets.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import os
@@ -17,7 +19,7 @@ import re
 import threading
 import zlib
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -324,16 +326,30 @@ def section_ids(ids: np.ndarray, count: int) -> np.ndarray:
 
 
 class _Words(threading.local):
-    """A thread's stems of the words it has seen (most words of a batch were in the last),
-    and its stemmer (not safe to share)."""
+    """What a thread has learnt of the pieces of text it has seen (most pieces of a batch
+    were in the last): each piece's words, as numbered stems (stop words left out), each
+    word's stem, and its stemmer (not safe to share)."""
 
     def __init__(self) -> None:
-        self.stems: dict[str, str] = {}
+        self.stems: dict[str, str] = {}  # word -> stem
+        self.numbers: dict[str, int] = {}  # stem -> its number in this thread
+        self.names: list[str] = []  # number -> stem
+        self.pieces: dict[str, bytes] = {}  # piece -> its words (see `_piece_words`)
         self.stem_all = stemmer()
+
+    def forget(self) -> None:
+        """Start afresh once a bound is passed (a new piece's words need its stems' numbers)."""
+        if len(self.pieces) > _MAX_PIECES or len(self.numbers) > _MAX_WORDS:
+            self.pieces.clear()
+            self.numbers.clear()
+            self.names.clear()
+        if len(self.stems) > _MAX_WORDS:
+            self.stems.clear()
 
 
 _WORDS = _Words()
 _MAX_WORDS = 1 << 21
+_MAX_PIECES = 1 << 20  # ~100 MB of remembered pieces at most
 
 
 def dictionary(pages: list[Page]) -> bytes:
@@ -353,6 +369,7 @@ def analyse(pages: list[Page], zdict: bytes = b"") -> Analysed:
     of a batch of pages."""
     texts = list(itertools.chain.from_iterable(texts for _, _, texts in pages))
     shown = list(map(plain, texts))
+    compressed = _compressor(zdict)
     blobs: list[bytes] = []
     block_first: list[int] = []
     offsets = np.zeros(len(texts), dtype=np.uint32)
@@ -364,7 +381,7 @@ def analyse(pages: list[Page], zdict: bytes = b"") -> Analysed:
         encoded = [text.encode() for text in mine]
         for first, end in _blocks([len(text) for text in encoded]):
             block = encoded[first:end]
-            blobs.append(_compressed(b"\n".join(block), zdict))
+            blobs.append(compressed(b"\n".join(block)))
             block_first.append(at + first)
             sizes = np.fromiter(map(len, block), dtype=np.int64, count=end - first)
             offsets[at + first : at + end] = np.cumsum(sizes + 1) - (sizes + 1)
@@ -378,11 +395,18 @@ def analyse(pages: list[Page], zdict: bytes = b"") -> Analysed:
     return _counted(found_by, blobs, first_sections, offsets)
 
 
-def _compressed(text: bytes, zdict: bytes) -> bytes:
+def _compressor(zdict: bytes) -> Callable[[bytes], bytes]:
+    """A block's compression against `zdict`: a compressor primed with it once, copied for
+    each block (priming one per block took longer than compressing the block)."""
     if not zdict:
-        return zlib.compress(text, ZLIB_LEVEL, wbits=RAW_DEFLATE)
-    packer = zlib.compressobj(ZLIB_LEVEL, zlib.DEFLATED, RAW_DEFLATE, zdict=zdict)
-    return packer.compress(text) + packer.flush()
+        return functools.partial(zlib.compress, level=ZLIB_LEVEL, wbits=RAW_DEFLATE)
+    primed = zlib.compressobj(ZLIB_LEVEL, zlib.DEFLATED, RAW_DEFLATE, zdict=zdict)
+
+    def compressed(text: bytes) -> bytes:
+        packer = primed.copy()
+        return packer.compress(text) + packer.flush()
+
+    return compressed
 
 
 def _blocks(sizes: list[int]) -> list[tuple[int, int]]:
@@ -419,30 +443,32 @@ def _counted(
     del pieces, first, number
     # The text of each piece: breaks between texts counted (a break has no words).
     owner_of_piece = order[np.cumsum(which == _number(distinct, _BREAK, firsts))]
-    # Each distinct piece's chunks (a piece with a separator at its ends or two in a row is
-    # several, or none), then the chunks' words.
+    # Each distinct piece's words: remembered from earlier batches, or worked out now.
     kinds = list(distinct)  # in order of first place
     del distinct
-    simple = np.fromiter(map(str.isalnum, kinds), dtype=bool, count=len(kinds))
-    chunk_lists = [[k] if s else CHUNK.findall(k) for k, s in zip(kinds, simple, strict=True)]
-    per_piece = np.fromiter(map(len, chunk_lists), dtype=np.int64, count=len(kinds))
-    chunk_texts = list(itertools.chain.from_iterable(chunk_lists))
-    del chunk_lists, kinds
-    found, half, count = split_chunks(chunk_texts)
-    piece_of_chunk = np.repeat(np.arange(len(per_piece)), per_piece)
-    words_per_piece = np.bincount(piece_of_chunk, weights=count, minlength=len(per_piece))
-    words_per_piece = words_per_piece.astype(np.int64)
+    learnt = _WORDS.pieces
+    _WORDS.forget()
+    new = [kind for kind in kinds if kind not in learnt]
+    if new:
+        learnt.update(zip(new, _piece_words(new), strict=True))
+    known = list(map(learnt.__getitem__, kinds))
+    del kinds, new
+    words_per_piece = np.fromiter(map(len, known), dtype=np.int64, count=len(known)) // 4
     piece_start = np.cumsum(words_per_piece) - words_per_piece
-    stem_of_word, stems = _stemmed(found)
-    stop = np.fromiter(map(STOP_WORDS.__contains__, found), dtype=bool, count=len(found))
+    # The batch's stems numbered 0, 1, ... (in the order of this thread's numbers)
+    packed = np.frombuffer(b"".join(known), dtype=np.int32).astype(np.int64)
+    del known
+    numbers, local = np.unique(packed >> 1, return_inverse=True)
+    stems = list(map(_WORDS.names.__getitem__, numbers.tolist()))
+    packed = (local.reshape(-1) << 1) | (packed & 1)
     at = ragged(piece_start[which], words_per_piece[which])
     owner = np.repeat(owner_of_piece, words_per_piece[which])
     del which
-    at, owner = at[~stop[at]], owner[~stop[at]]
-    halves = half[at]
+    words = packed[at]
+    halves = words & 1
     # Words counted by one sort of (text, stem, half weight?) keys: a half-weight word
     # (part of an identifier) counts 0.5.
-    keys = np.sort((owner << 33) | (stem_of_word[at] << 1) | halves)
+    keys = np.sort((owner << 33) | words)
     pairs = keys >> 1
     first = np.ones(len(keys), dtype=bool)
     first[1:] = pairs[1:] != pairs[:-1]
@@ -451,7 +477,7 @@ def _counted(
     halves_in = np.add.reduceat(keys & 1, starts) if len(keys) else np.zeros(0, np.int64)
     tf = (sizes - 0.5 * halves_in).astype(np.float32)
     pairs = pairs[starts]
-    lengths = np.bincount(owner, weights=np.where(halves, 0.5, 1.0), minlength=len(texts))
+    lengths = np.bincount(owner, weights=np.where(halves == 1, 0.5, 1.0), minlength=len(texts))
     return Analysed(
         blobs,
         block_first,
@@ -494,17 +520,41 @@ def _pieces(texts: list[str]) -> tuple[list[str], np.ndarray]:
     return pieces, np.asarray(ascii_texts + others, dtype=np.int64)
 
 
-def _stemmed(words: list[str]) -> tuple[np.ndarray, list[str]]:
-    """Each word's stem (as a number) and the stems, each word stemmed once a process."""
+def _piece_words(pieces: list[str]) -> list[bytes]:
+    """Each piece's words (its chunks', see `split_chunks`: a piece with a separator at its
+    ends or two in a row is several chunks, or none), stop words left out, as int32
+    numbers: the stem's number in this thread (`_Words.numbers`) times two, plus one for a
+    half-weight word (part of an identifier)."""
+    simple = np.fromiter(map(str.isalnum, pieces), dtype=bool, count=len(pieces))
+    chunk_lists = [[p] if s else CHUNK.findall(p) for p, s in zip(pieces, simple, strict=True)]
+    per_piece = np.fromiter(map(len, chunk_lists), dtype=np.int64, count=len(pieces))
+    chunk_texts = list(itertools.chain.from_iterable(chunk_lists))
+    del chunk_lists
+    found, half, count = split_chunks(chunk_texts)
+    piece_of_chunk = np.repeat(np.arange(len(pieces)), per_piece)
+    words_per_piece = np.bincount(piece_of_chunk, weights=count, minlength=len(pieces))
+    kept = ~np.fromiter(map(STOP_WORDS.__contains__, found), dtype=bool, count=len(found))
+    piece_of_word = np.repeat(np.arange(len(pieces)), words_per_piece.astype(np.int64))
+    kept_per_piece = np.bincount(piece_of_word[kept], minlength=len(pieces))
+    words = (_stem_numbers(found)[kept] << 1) | half[kept]
+    data = words.astype(np.int32).tobytes()
+    ends = (np.cumsum(kept_per_piece) * 4).tolist()
+    return [data[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+
+
+def _stem_numbers(words: list[str]) -> np.ndarray:
+    """Each word's stem's number in this thread, each word stemmed once a thread."""
     known = _WORDS.stems
-    if len(known) > _MAX_WORDS:
-        known.clear()
     distinct = dict.fromkeys(words)
     new = [w for w in distinct if w not in known]
     if new:
         known.update(zip(new, _WORDS.stem_all(new), strict=True))
-    stems: dict[str, int] = {}
+    numbers, names = _WORDS.numbers, _WORDS.names
     for word in distinct:
-        distinct[word] = stems.setdefault(known[word], len(stems))
-    number = np.fromiter(map(distinct.__getitem__, words), dtype=np.int64, count=len(words))
-    return number, list(stems)
+        stem = known[word]
+        number = numbers.get(stem)
+        if number is None:
+            number = numbers[stem] = len(names)
+            names.append(stem)
+        distinct[word] = number
+    return np.fromiter(map(distinct.__getitem__, words), dtype=np.int64, count=len(words))

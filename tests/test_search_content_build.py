@@ -305,3 +305,26 @@ def test_blocks_hold_whole_sections_of_at_least_a_block_of_text() -> None:
     blocks = content_build._blocks(sizes)
     assert blocks == [(0, 2), (2, 5), (5, 7)]
     assert content_build._blocks([]) == [] and content_build._blocks([9]) == [(0, 1)]
+
+
+@pytest.mark.parametrize("terms", [200, 70_000, (1 << 24) + 5])
+def test_postings_are_ordered_by_term_then_weight_then_as_given(terms: int) -> None:
+    rng = np.random.default_rng(terms)
+    term = rng.integers(0, terms, 50_000).astype(np.int32)
+    levels = rng.integers(1, 256, 50_000).astype(np.uint8)
+    expected = np.lexsort((np.arange(len(term)), np.uint8(255) - levels, term))
+    assert np.array_equal(content_build._by_term_and_level(term, levels, terms), expected)
+
+
+def test_weights_are_worked_out_alike_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    term = rng.integers(0, 50, 10_000).astype(np.int32)
+    section = np.sort(rng.integers(0, 700, 10_000)).astype(np.int32)
+    tf = rng.integers(1, 9, 10_000).astype(np.float32) / 2
+    idf, norm = rng.random(50).astype(np.float32) * 9, rng.random(700) + 0.5
+    whole = (idf[term] * tf * (content.K1 + 1) / (tf + norm[section])).astype(np.float32)
+    monkeypatch.setattr(content_build, "WEIGHED", 999)  # pieces, the last a short one
+    assert np.array_equal(content_build._impacts(idf, term, tf, norm, section), whole)
+    quantum = np.maximum(rng.random(50).astype(np.float32) / 255, 1e-30)
+    levels = np.clip(np.rint(whole / quantum[term]), 1, 255).astype(np.uint8)
+    assert np.array_equal(content_build._levels(whole, quantum, term), levels)

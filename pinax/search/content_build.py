@@ -42,6 +42,7 @@ ZLIB_LEVEL = 4  # a page's text: 3% larger than at 6, in two thirds of the time
 BLOCK = 4096  # bytes of text a block of sections holds, at least (see `_blocks`)
 DICTIONARY_SECTIONS, DICTIONARY_HEAD = 128, 256  # what `dictionary` takes
 _BREAK = "\x01"  # between sections cut into words together
+WEIGHED = 1 << 20  # postings weighed at a time (see `_impacts`)
 # ASCII characters of chunks (and the break) kept, every other byte a space.
 _CHUNK_BYTES = bytes(
     c if chr(c).isalnum() or chr(c) in "._-/:" + _BREAK else 32 for c in range(128)
@@ -201,7 +202,7 @@ class _Builder:
         first = self.analysed_sections
         terms = np.fromiter(
             (self.stems.setdefault(s, len(self.stems)) for s in part.stems),
-            dtype=np.int64,
+            dtype=np.int32,
             count=len(part.stems),
         )
         self.parts.append((part.section + first, terms[part.stem], part.tf))
@@ -228,13 +229,13 @@ class _Builder:
             section, term, tf = (np.concatenate(p) for p in zip(*self.parts, strict=True))
         else:
             section = np.zeros(0, np.int32)
-            term = np.zeros(0, np.int64)
+            term = np.zeros(0, np.int32)
             tf = np.zeros(0, np.float32)
         self.parts = []
         lengths = np.concatenate(self.lengths) if self.lengths else np.zeros(0)
         # Terms numbered in sorted order of their text, so a query finds one by bisection.
         texts = sorted(self.stems)
-        rank = np.empty(len(texts), dtype=np.int64)
+        rank = np.empty(len(texts), dtype=np.int32)
         rank[np.fromiter(map(self.stems.__getitem__, texts), dtype=np.int64, count=len(texts))] = (
             np.arange(len(texts))
         )
@@ -243,14 +244,13 @@ class _Builder:
         term_idf = idf(df, max(size, 1)).astype(np.float32)
         average = float(lengths.mean()) if size else 1.0
         norm = K1 * (1 - B + B * lengths / max(average, 1e-9))
-        impact = (term_idf[term] * tf * (K1 + 1) / (tf + norm[section])).astype(np.float32)
+        impact = _impacts(term_idf, term, tf, norm, section)
         del tf
         # A weight in a byte: 1..255 of its term's strongest.
         term_max = np.zeros(len(texts), dtype=np.float32)
         np.maximum.at(term_max, term, impact)
-        quantum = np.maximum(term_max / 255, 1e-30)[term]
-        levels = np.clip(np.rint(impact / quantum), 1, 255).astype(np.uint8)
-        del impact, quantum
+        levels = _levels(impact, np.maximum(term_max / 255, 1e-30), term)
+        del impact
         order = _by_term_and_level(term, levels, len(texts))
         # A query reads a term's `POSTINGS_READ` strongest postings: the rest are not kept.
         start = np.zeros(len(texts) + 1, dtype=np.int64)
@@ -294,17 +294,45 @@ class _Builder:
         return self.result
 
 
+def _impacts(
+    term_idf: np.ndarray, term: np.ndarray, tf: np.ndarray, norm: np.ndarray, section: np.ndarray
+) -> np.ndarray:
+    """Each posting's BM25 weight, `WEIGHED` postings at a time (the same numbers as in one
+    go, with temporaries that stay in the processor's cache: 2.4 times faster)."""
+    impact = np.empty(len(term), dtype=np.float32)
+    for start in range(0, len(term), WEIGHED):
+        at = slice(start, start + WEIGHED)
+        counts = tf[at]
+        impact[at] = term_idf[term[at]] * counts * (K1 + 1) / (counts + norm[section[at]])
+    return impact
+
+
+def _levels(impact: np.ndarray, quantum: np.ndarray, term: np.ndarray) -> np.ndarray:
+    """Each weight as a byte, 1..255 of its term's `quantum`s, `WEIGHED` postings at a time."""
+    levels = np.empty(len(impact), dtype=np.uint8)
+    for start in range(0, len(impact), WEIGHED):
+        at = slice(start, start + WEIGHED)
+        levels[at] = np.clip(np.rint(impact[at] / quantum[term[at]]), 1, 255)
+    return levels
+
+
 def _by_term_and_level(term: np.ndarray, levels: np.ndarray, terms: int) -> np.ndarray:
     """The order of postings by term, then by descending weight, then as given (by section):
-    stable radix sorts in numpy, a byte of weight and 16 bits of term at a time (a general
-    sort of tens of millions of keys took several times longer)."""
-    order = np.argsort(np.uint8(255) - levels, kind="stable")
-    shift = 0
-    while shift == 0 or terms > 1 << shift:
-        digits = ((term[order] >> shift) & 0xFFFF).astype(np.uint16)
-        order = order[np.argsort(digits, kind="stable")]
-        shift += 16
-    return order
+    stable radix sorts in numpy, of 16 bits at a time (a general sort of tens of millions of
+    keys took several times longer): first a term's low byte with the weight, then the
+    term's next 16 bits (two passes for up to 2^24 terms)."""
+    if terms > 1 << 24:  # (a byte of weight, then 16 bits of term at a time)
+        order = np.argsort(np.uint8(255) - levels, kind="stable")
+        for shift in (0, 16):
+            digits = ((term[order] >> shift) & 0xFFFF).astype(np.uint16)
+            order = order[np.argsort(digits, kind="stable")]
+        return order
+    low = ((term & 0xFF).astype(np.uint16) << 8) | (np.uint8(255) - levels)
+    order = np.argsort(low, kind="stable")
+    if terms <= 1 << 8:
+        return order
+    high = (term >> 8).astype(np.uint16)[order]
+    return order[np.argsort(high, kind="stable")]
 
 
 def section_ids(ids: np.ndarray, count: int) -> np.ndarray:

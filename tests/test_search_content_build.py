@@ -328,3 +328,23 @@ def test_weights_are_worked_out_alike_in_pieces(monkeypatch: pytest.MonkeyPatch)
     quantum = np.maximum(rng.random(50).astype(np.float32) / 255, 1e-30)
     levels = np.clip(np.rint(whole / quantum[term]), 1, 255).astype(np.uint8)
     assert np.array_equal(content_build._levels(whole, quantum, term), levels)
+
+
+def test_query_stems_find_their_terms_and_nothing_else(tmp_path: Path) -> None:
+    """Short stems are found by their first bytes alone; stems of eight bytes and more, and
+    stems that begin like a term, by the terms themselves."""
+    long_words = "internationalization internationalisation internal interned international"
+    rows = [
+        PageText(page.url, (Section(1, page.sections[0].heading, f"{long_words} configuring"),))
+        for page in pages(5)
+    ]
+    index = ContentIndex(build(rows, table(tmp_path, 5), workers=0).arrays)
+    terms = list(index.terms)
+    assert any(len(term) > 8 for term in terms) and any(len(term) < 8 for term in terms)
+    assert index._terms(terms) == list(range(len(terms)))
+    index._known.clear()
+    candidates = ["inter", "internationalizatio", "internationalizations", "zzz", "configure"]
+    strangers = [word for word in candidates if word not in terms]
+    assert {"internationalizatio", "internationalizations", "zzz"} <= set(strangers)
+    found = index._terms([*strangers, *reversed(terms)])
+    assert found == [-1] * len(strangers) + list(reversed(range(len(terms))))

@@ -66,6 +66,14 @@ class ContentHit(NamedTuple):
     section: int  # the section that scored it
 
 
+def _hit(doc: int, score: float, section: int) -> ContentHit:
+    return tuple.__new__(ContentHit, (doc, score, section))  # (without __new__'s call: faster)
+
+
+_HIGH, _LOW = np.uint64(32), np.uint64(0xFFFFFFFF)  # a ranking key's halves
+_LOOKED_UP = 64  # ranked sections whose pages are looked up at a time
+
+
 def plain(markdown: str) -> str:
     """A section's text as a reader sees it, one line: hidden text and markup gone."""
     text = visible_text(markdown)
@@ -234,18 +242,21 @@ class ContentIndex:
         np.add.at(scores, every, (np.concatenate(levels) if len(levels) > 1 else levels[0]) * step)
         raw = scores[every]
         scores[every] = 0.0
-        if len(every) > SECTIONS_RANKED:  # (a section read for several terms counts as many)
-            cut = len(raw) - SECTIONS_RANKED  # the best and any tied with the last of them
-            best = np.flatnonzero(raw >= np.partition(raw, cut)[cut])
-            every, raw = every[best], raw[best]
-        sections, raw = _ranked(every, raw)
-        first = _first_of_each(self._section_page[sections].tolist(), limit)
+        keys = _ranking_keys(every, raw)
+        if len(keys) > SECTIONS_RANKED:  # (a section read for several terms counts as many)
+            # the best and any tied with the last of them
+            last = np.partition(keys, SECTIONS_RANKED - 1)[SECTIONS_RANKED - 1] >> _HIGH
+            keys = keys[keys >> _HIGH <= last]
+        keys.sort()
+        sections = keys & _LOW
+        first = _first_of_each(self._section_page, sections, limit)
         places = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+        best = (~(keys[places] >> _HIGH)).astype(np.uint32).view(np.float32)
         scale = FULL_MATCH / max(reference, 1e-9)
         return [
-            ContentHit(page, round(1.0 - math.exp(-score * scale), 4), section)
+            _hit(page, round(1.0 - math.exp(-score * scale), 4), section)
             for page, score, section in zip(
-                first, raw[places].tolist(), sections[places].tolist(), strict=True
+                first, best.tolist(), sections[places].tolist(), strict=True
             )
         ]
 
@@ -267,12 +278,15 @@ class ContentIndex:
         if -2 not in found:
             return found
         new = [text for text, term in zip(stems, found, strict=True) if term == -2]
-        heads = np.array([text.encode()[:8] for text in new], dtype="S8")
-        lows = np.searchsorted(self._prefix, heads, "left").tolist()
-        highs = np.searchsorted(self._prefix, heads, "right").tolist()
+        heads = [text.encode()[:8] for text in new]
+        lows = np.searchsorted(self._prefix, np.array(heads, dtype="S8"), "left").tolist()
+        highs = np.searchsorted(self._prefix, np.array(heads, dtype="S8"), "right").tolist()
         if len(known) + len(new) > KNOWN_TERMS:
             known.clear()
-        for text, low, high in zip(new, lows, highs, strict=True):
+        for text, head, low, high in zip(new, heads, lows, highs, strict=True):
+            if high - low == 1 and len(head) < 8:  # the only term of this prefix is the stem
+                known[text] = low
+                continue
             at = bisect_left(self.terms, text, low, high)
             known[text] = at if at < high and self.terms[at] == text else -1
         return [known[text] for text in stems]
@@ -340,25 +354,26 @@ class ContentIndex:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
 
 
-def _ranked(sections: np.ndarray, raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sections and their scores, best first, ties by section number: one sort of numbers
-    whose high half is the score's bits reversed (a float32 at or above 0 orders as its bits
-    do) and low half the section."""
-    bits = raw.astype(np.float32).view(np.uint32).astype(np.uint64)
-    keys = ((np.uint64(0xFFFFFFFF) - bits) << np.uint64(32)) | sections.astype(np.uint64)
-    keys.sort()
-    scores = (np.uint64(0xFFFFFFFF) - (keys >> np.uint64(32))).astype(np.uint32).view(np.float32)
-    return (keys & np.uint64(0xFFFFFFFF)).astype(np.int64), scores
+def _ranking_keys(sections: np.ndarray, raw: np.ndarray) -> np.ndarray:
+    """Numbers that sort as sections do by score, best first, then by section number: the
+    high half the score's bits inverted (a float32 at or above 0 orders as its bits do),
+    the low half the section."""
+    bits = raw.astype(np.float32).view(np.uint32)
+    return ((~bits).astype(np.uint64) << _HIGH) | sections.astype(np.uint64)
 
 
-def _first_of_each(pages: list[int], limit: int) -> dict[int, int]:
-    """The first `limit` distinct pages of a ranking, each with its first place, in order."""
+def _first_of_each(section_page: np.ndarray, sections: np.ndarray, limit: int) -> dict[int, int]:
+    """The first `limit` distinct pages of ranked sections, each with its first place, in
+    order (the pages of a few dozen sections looked up at a time: most rankings name that
+    many pages early)."""
     first: dict[int, int] = {}
-    for at, page in enumerate(pages):
-        if page not in first:
-            first[page] = at
-            if len(first) == limit:
-                break
+    for start in range(0, len(sections), _LOOKED_UP):
+        pages = section_page[sections[start : start + _LOOKED_UP]].tolist()
+        for at, page in enumerate(pages, start):
+            if page not in first:
+                first[page] = at
+                if len(first) == limit:
+                    return first
     return first
 
 

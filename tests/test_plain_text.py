@@ -14,6 +14,7 @@ import gzip
 import json
 import random
 import re
+import time
 
 import pytest
 from hypothesis import given, settings
@@ -194,3 +195,13 @@ def test_hiding_attributes_are_read_whatever_their_case() -> None:
     shown = '<p class="secret" id="k" title="hidden words">x</p>'
     assert "hidden" in attributes(' title="hidden words"')["title"]
     assert drop_hidden_markup(shown, lambda position: False) == (shown, 0)
+
+
+def test_a_long_line_of_fence_marks_is_read_in_linear_time() -> None:
+    """A line is looked at once from its first mark: a 1 MB line of a quarter million
+    marks (and as many lines of one) costs milliseconds, not a scan back per mark."""
+    for text in ("```x" * 250_000, "~~~ " * 250_000, "a" * 500_000 + "```" * 150_000):
+        started = time.perf_counter()
+        assert Fences(text).fences == Document(text).fences
+        plain(text)
+        assert time.perf_counter() - started < 2.0

@@ -156,18 +156,21 @@ class Fences:
 
 def _fence_lines(text: str) -> list[tuple[int, str, int]]:
     """(line start, its run of fence marks, where the run ends) of each line that begins,
-    after spaces and tabs, with three or more backticks or tildes, in order."""
+    after spaces and tabs, with three or more backticks or tildes, in order. A line is
+    looked at once, from its first mark (any later one follows text): linear time, however
+    many marks a long line holds."""
     found = []
     for mark in _FENCE_MARKS:
         at = text.find(mark)
         while at >= 0:
+            line = text.rfind("\n", 0, at) + 1  # (back over this line only: see below)
             end = at + 3
             while end < len(text) and text[end] == mark[0]:
                 end += 1
-            line = text.rfind("\n", 0, at) + 1
             if not text[line:at].strip(" \t"):
                 found.append((line, text[at:end], end))
-            at = text.find(mark, end)
+            next_line = text.find("\n", end)
+            at = -1 if next_line < 0 else text.find(mark, next_line)
     found.sort()
     return found
 

@@ -377,7 +377,7 @@ class _Words(threading.local):
 
 _WORDS = _Words()
 _MAX_WORDS = 1 << 21
-_MAX_PIECES = 1 << 20  # ~100 MB of remembered pieces at most
+_MAX_PIECES = 1 << 19  # pieces remembered at most (~130 bytes each with their words)
 
 
 def dictionary(pages: list[Page]) -> bytes:

@@ -348,3 +348,23 @@ def test_query_stems_find_their_terms_and_nothing_else(tmp_path: Path) -> None:
     assert {"internationalizatio", "internationalizations", "zzz"} <= set(strangers)
     found = index._terms([*strangers, *reversed(terms)])
     assert found == [-1] * len(strangers) + list(reversed(range(len(terms))))
+
+
+def test_pieces_remembered_from_batch_to_batch_count_as_new_ones(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A worker remembers each piece's words between batches, and forgets them all past a
+    bound: the counts are the same either way."""
+    texts = [
+        "React's useEffect runs twice in dev",
+        "payment_intents.create() -- a..b x/y: foo-",
+        "the the and PaymentIntent payment-intents",
+        "naïve café’s menu, useEffect again",
+    ]
+    expected = [reference(text) for text in texts]
+    assert counted(texts) == expected  # learnt here (or before)
+    assert counted(list(reversed(texts))) == list(reversed(expected))  # remembered
+    monkeypatch.setattr(content_build, "_MAX_PIECES", 3)
+    assert counted(texts) == expected  # forgotten at the start, learnt again
+    assert len(content_build._WORDS.pieces) > 3  # (a batch is never cut short)
+    assert counted(texts[1:]) == expected[1:]  # forgotten again

@@ -2,6 +2,7 @@
 
     python bench/eval_content.py                 # questions, anchor-text sets, all together
     python bench/eval_content.py --weights 0.5,1,1.5,2   # content weights to compare
+    python bench/eval_content.py --lexical-only  # as if the embedding model were not installed
 
 The DEV question sets (`eval/<name>.questions.jsonl`) and the anchor-text DEV and typo sets
 of ../shared/corpora, over the shared manifests with their outlines joined and their
@@ -10,7 +11,9 @@ as docs-mcp-server defines them: every graded page is relevant; MRR@5 is 1/rank 
 relevant page in the top 5; Hit@5 whether one is there; Recall@5 the share of relevant pages
 in the top 5. URLs compared without fragment, query or trailing slash. Beside them, plain
 rank-bm25 over section chunks (page title + heading + text; a page scores as its best
-section), the issue's reference.
+section), the issue's reference. The search p50 is each question's first search with content
+(after a pass without), wall time and, in brackets, this thread's CPU time (steadier when
+other work shares the machine).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.bench_search import lexical_only  # noqa: E402
 from bench.eval_search import CORPORA, NAMES, Scores, first_rank, rows, score  # noqa: E402
 from bench.eval_sections import outlined_manifest  # noqa: E402
 from pinax.library import CONTENT_WEIGHT, Library  # noqa: E402
@@ -98,12 +102,14 @@ def ask(search: Callable[[str], list[tuple[str, str | None]]], name: str) -> Ask
 
 
 TIMES: list[float] = []  # each search's seconds, for the latency line
+CPU_TIMES: list[float] = []  # ... and this thread's CPU seconds (steadier on a shared machine)
 
 
 def pinax(loaded: Library, docs: str | None, weight: float) -> Callable[[str], list]:
     def search(query: str) -> list[tuple[str, str | None]]:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         hits = loaded.search(query, 5, docs, content_weight=weight).hits
+        CPU_TIMES.append(time.thread_time() - cpu)
         TIMES.append(time.perf_counter() - started)
         return [(h.url, h.heading) for h in hits]
 
@@ -177,13 +183,20 @@ def main() -> None:
     parser.add_argument("--weights", default="", help="content weights to compare")
     parser.add_argument("--no-anchor", action="store_true", help="questions only")
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument(
+        "--lexical-only",
+        action="store_true",
+        help="search as if the embedding model were not installed (words alone)",
+    )
     args = parser.parse_args()
+    if args.lexical_only:
+        lexical_only()
     started = time.perf_counter()
     failures: list[str] = []
     print(f"# DEV questions: content weight {CONTENT_WEIGHT} vs 0 (content off)\n")
     print(
         "| corpus | off MRR@5 | MRR@5 | Hit@5 | Recall@5 | trouble MRR@5 | section named "
-        "| rank-bm25 sections MRR@5 | search p50 ms |"
+        "| rank-bm25 sections MRR@5 | search p50 ms (CPU) |"
     )
     print("|---" * 9 + "|")
     means: list[Asked] = []
@@ -191,15 +204,17 @@ def main() -> None:
         loaded = library([name])
         off = ask(pinax(loaded, None, 0.0), name)
         TIMES.clear()
+        CPU_TIMES.clear()
         on = ask(pinax(loaded, None, CONTENT_WEIGHT), name)
         latency = sorted(TIMES)[len(TIMES) // 2] * 1000
+        cpu = sorted(CPU_TIMES)[len(CPU_TIMES) // 2] * 1000
         means.append(on)
         base = "-" if args.no_baseline else f"{ask(bm25_sections(name), name).mrr:.3f}"
         if on.mrr < MRR_FLOOR or on.mrr < off.mrr:
             failures.append(f"{name} MRR@5")
         print(
             f"| {name} | {off.mrr:.3f} | {on.mrr:.3f} | {on.hit:.3f} | {on.recall:.3f} "
-            f"| {on.trouble:.3f} | {on.named:.2f} | {base} | {latency:.2f} |",
+            f"| {on.trouble:.3f} | {on.named:.2f} | {base} | {latency:.2f} ({cpu:.2f}) |",
             flush=True,
         )
         for extra in [float(w) for w in args.weights.split(",") if w]:

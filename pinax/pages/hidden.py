@@ -9,6 +9,7 @@ parser, and extraction uses `hides` and `hiding_rules` on the parsed tree.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 
@@ -36,6 +37,11 @@ def hides(style: str) -> bool:
     display:none, visibility:hidden|collapse, opacity:0, font-size:0, a transparent colour,
     off-screen positioning or indent, or a zero scale, whatever the spacing, case or
     `!important`."""
+    return bool(style) and _hides(style)
+
+
+@functools.lru_cache(maxsize=4096)  # a table's cells repeat their style, row after row
+def _hides(style: str) -> bool:
     declarations: dict[str, str] = {}
     for declaration in style.lower().split(";"):
         name, _, value = declaration.partition(":")
@@ -130,21 +136,31 @@ def drop_hidden_markup(text: str, in_code: Callable[[int], bool]) -> tuple[str, 
             rules += hiding_rules(text[end:close])
     hidden_classes = {rule[1:] for rule in rules if rule.startswith(".")}
     hidden_ids = {rule[1:] for rule in rules if rule.startswith("#")}
+    # Words one of a tag's attributes needs to hide it (its names are read lower-cased).
+    needed = (
+        "hidden",
+        "style",
+        *(("class",) if hidden_classes else ()),
+        *(("id",) if hidden_ids else ()),
+    )
     out: list[str] = []
     position = removed = 0
-    for start, end, name, attrs in tags:
+    for start, end, name, raw in tags:
         if start < position:
             continue  # inside an element already dropped
-        classes = set(attrs.get("class", "").split())
-        if not (
-            name in _DROPPED_ELEMENTS
-            or "hidden" in attrs
-            or attrs.get("aria-hidden", "").lower() == "true"
-            or hides(attrs.get("style", ""))
-            or classes & hidden_classes
-            or attrs.get("id") in hidden_ids
-        ):
-            continue
+        if name not in _DROPPED_ELEMENTS:
+            lower = raw.lower()
+            if not any(word in lower for word in needed):
+                continue  # (most tags: no attribute that could hide)
+            attrs = attributes(raw)
+            if not (
+                "hidden" in attrs
+                or attrs.get("aria-hidden", "").lower() == "true"
+                or hides(attrs.get("style", ""))
+                or set(attrs.get("class", "").split()) & hidden_classes
+                or attrs.get("id") in hidden_ids
+            ):
+                continue
         _, stop = _element_end(text, name, end)
         line_start = text.rfind("\n", position, start) + 1 or position
         after = _LINE_BLANKS.match(text, stop).end()
@@ -158,7 +174,7 @@ def drop_hidden_markup(text: str, in_code: Callable[[int], bool]) -> tuple[str, 
 
 
 def _start_tags(text: str, in_code: Callable[[int], bool]):
-    """(start, end, name, attributes) of each start tag outside code, in one pass."""
+    """(start, end, name, its attributes' text) of each start tag outside code, in one pass."""
     position = 0
     while (start := text.find("<", position)) >= 0:
         tag = TAG_NAME.match(text, start)
@@ -171,7 +187,7 @@ def _start_tags(text: str, in_code: Callable[[int], bool]):
             continue
         position = rest.end()
         if not in_code(start):
-            yield start, position, tag.group(2).lower(), attributes(text[tag.end() : position - 1])
+            yield start, position, tag.group(2).lower(), text[tag.end() : position - 1]
 
 
 _ENDS: dict[str, re.Pattern[str]] = {}

@@ -44,17 +44,19 @@ SECTIONS_RANKED = 1000  # best sections turned into pages
 SNIPPET = 240  # characters
 SNIPPET_SCAN = 8192  # bytes of a section looked through for a snippet
 MAX_SNIPPET_HITS = 2000
-MAX_PAGE_TEXT = 1 << 24  # bytes of one page's text, decompressed at most
+MAX_PAGE_TEXT = 1 << 24  # bytes of one block's text, decompressed at most
+RAW_DEFLATE = -15  # zlib's window bits for a stream without header or checksum
+WINDOW = 1 << 15  # deflate's window: the most of a preset dictionary it uses
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
-FORMAT = 3
+FORMAT = 4
 KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
 CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target (text stays)
 _ICON = re.compile(r":[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:")  # an icon's short code (:octicons-x-24:)
-_FENCE = re.compile(r"^ {0,3}(?:```|~~~)[^\n]*$", re.M)  # a code fence line and its language
-_MARKS = str.maketrans("", "", "*`|[]!")  # emphasis, code, tables, links: marks, not text
+_FENCE_MARKS = ("```", "~~~")  # a code fence line's, after up to three spaces
+_ASCII_MARKS = b"*`|[]!"  # emphasis, code, tables, links: marks, not text
 _MARK_RUNS = re.compile(r"[*`|\[\]!]+")  # the same, for text beyond ASCII
 
 
@@ -64,17 +66,51 @@ class ContentHit(NamedTuple):
     section: int  # the section that scored it
 
 
+def _hit(doc: int, score: float, section: int) -> ContentHit:
+    return tuple.__new__(ContentHit, (doc, score, section))  # (without __new__'s call: faster)
+
+
+_HIGH, _LOW = np.uint64(32), np.uint64(0xFFFFFFFF)  # a ranking key's halves
+_LOOKED_UP = 64  # ranked sections whose pages are looked up at a time
+
+
 def plain(markdown: str) -> str:
     """A section's text as a reader sees it, one line: hidden text and markup gone."""
     text = visible_text(markdown)
     if "](" in text:
         text = _LINK_TARGET.sub("", text)
     if "```" in text or "~~~" in text:
-        text = _FENCE.sub("", text)
+        text = _without_fence_lines(text)
     if ":" in text:
         text = _ICON.sub("", text)
-    text = text.translate(_MARKS) if text.isascii() else _MARK_RUNS.sub("", text)  # (faster)
-    return " ".join(text.split())
+    if text.isascii():  # (marks dropped by a byte table: several times faster)
+        return " ".join(text.encode("ascii").translate(None, _ASCII_MARKS).decode("ascii").split())
+    return " ".join(_MARK_RUNS.sub("", text).split())
+
+
+def _without_fence_lines(text: str) -> str:
+    """`text` without what its fence lines hold (up to three spaces, then three backticks or
+    tildes: the line's text goes, its end stays), found by the marks themselves rather than
+    by trying every line."""
+    cuts = []
+    for mark in _FENCE_MARKS:
+        at = text.find(mark)
+        while at >= 0:
+            line = text.rfind("\n", 0, at) + 1
+            end = text.find("\n", at)
+            end = len(text) if end < 0 else end
+            if at - line <= 3 and not text[line:at].strip(" "):
+                cuts.append((line, end))
+            at = text.find(mark, end)  # (a later mark on the line follows text: not a fence)
+    if not cuts:
+        return text
+    cuts.sort()
+    kept, position = [], 0
+    for start, end in cuts:
+        kept.append(text[position:start])
+        position = end
+    kept.append(text[position:])
+    return "".join(kept)
 
 
 def build(pages: Iterable[PageText], table: PageTable) -> Built:
@@ -109,8 +145,11 @@ class ContentIndex:
             (arrays[f"content_{name}_data"], arrays[f"content_{name}_offsets"])
             for name in ("terms", "heading", "fetched")
         ]
-        self._blob_start = arrays["content_blob_start"]
+        self._block_start = arrays["content_block_start"]
+        self._block_first = arrays["content_block_first"]
         self._blob = arrays["content_blob"]
+        zdict = self._zdict_array = arrays["content_zdict"]  # what blocks were compressed against
+        self._zdict = bytes(zdict) if zdict.dtype == np.uint8 and len(zdict) <= WINDOW else b""
         self.sections = len(self._section_page)
         self.pages = len(self._page_doc)
         terms = len(self._idf)
@@ -120,7 +159,7 @@ class ContentIndex:
         self._lock = threading.Lock()
         self._known: dict[str, int] = {}  # stem -> term number (see `_term`)
         self._unknown_idf = float(idf(0.0, self.sections))
-        self._recent: OrderedDict[int, tuple[bytes, bool]] = OrderedDict()  # page -> text, whole?
+        self._recent: OrderedDict[int, tuple[bytes, bool]] = OrderedDict()  # block -> text, whole?
         self._recent_bytes = 0
 
     def check(self, pages: int, headings: int) -> None:
@@ -157,12 +196,16 @@ class ContentIndex:
             "page sections": rising(self._page_first, sections)
             and len(self._page_first) == self.pages + 1,
             "page numbers": within(self._page_doc, 0, pages),
-            "texts": rising(self._blob_start, len(self._blob))
-            and len(self._blob_start) == self.pages + 1
+            "texts": rising(self._block_start, len(self._blob))
+            and rising(self._block_first, sections)
+            and len(self._block_start) == len(self._block_first)
             and len(self._fetched) == self.pages,
             "section offsets": len(self._section_offset) == sections
             and len(self.headings) == sections,
             "strings": all(_strings_sound(data, offsets) for data, offsets in self._strings),
+            "dictionary": self._zdict_array.dtype == np.uint8
+            and self._zdict_array.ndim == 1
+            and len(self._zdict_array) <= WINDOW,
         }
         broken = [name for name, ok in checks.items() if not ok]
         if broken:
@@ -177,41 +220,44 @@ class ContentIndex:
         if not weights or not self.sections:
             return []
         reference = 0.0
-        scores = self._scratch()
-        touched = []
-        for text, weight in weights.items():
-            term = self._term(text)
+        touched, levels, steps = [], [], []
+        for weight, term in zip(weights.values(), self._terms(list(weights)), strict=True):
             if term < 0:
                 reference += weight * self._unknown_idf
                 continue
             reference += weight * self._idf.item(term)
             start = self._post_start.item(term)
             end = min(self._post_start.item(term + 1), start + read)
-            sections = self._posted(start, end)
-            step = np.float32(weight * self._quantum.item(term))
-            np.add.at(scores, sections, self._post_level[start:end] * step)  # (numbers unique)
-            touched.append(sections)
+            touched.append(self._posted(start, end))
+            levels.append(self._post_level[start:end])
+            steps.append(weight * self._quantum.item(term))
         if not touched:
             return []
+        # Every term's postings added up at once, term after term as read (a section read
+        # for several terms is there once for each).
         every = np.concatenate(touched) if len(touched) > 1 else touched[0]
+        counts = [len(sections) for sections in touched]
+        step = np.repeat(np.array(steps, dtype=np.float32), counts)
+        scores = self._scratch()
+        np.add.at(scores, every, (np.concatenate(levels) if len(levels) > 1 else levels[0]) * step)
         raw = scores[every]
         scores[every] = 0.0
-        if len(every) > SECTIONS_RANKED:  # a section read for several terms is there twice
-            cut = len(raw) - SECTIONS_RANKED  # the best and any tied with the last of them
-            best = np.flatnonzero(raw >= np.partition(raw, cut)[cut])
-            every, raw = every[best], raw[best]
-        order = np.lexsort((every, -raw))
-        sections, raw = every[order], raw[order]
-        pages = self._section_page[sections]
-        _, first = np.unique(pages, return_index=True)  # each page's best section
-        first.sort()
-        first = first[:limit]
+        keys = _ranking_keys(every, raw)
+        if len(keys) > SECTIONS_RANKED:  # (a section read for several terms counts as many)
+            # the best and any tied with the last of them
+            last = np.partition(keys, SECTIONS_RANKED - 1)[SECTIONS_RANKED - 1] >> _HIGH
+            keys = keys[keys >> _HIGH <= last]
+        keys.sort()
+        sections = keys & _LOW
+        first = _first_of_each(self._section_page, sections, limit)
+        places = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+        best = (~(keys[places] >> _HIGH)).astype(np.uint32).view(np.float32)
         scale = FULL_MATCH / max(reference, 1e-9)
         return [
-            ContentHit(
-                int(pages[i]), round(1.0 - math.exp(-float(raw[i]) * scale), 4), int(sections[i])
+            _hit(page, round(1.0 - math.exp(-score * scale), 4), section)
+            for page, score, section in zip(
+                first, best.tolist(), sections[places].tolist(), strict=True
             )
-            for i in first
         ]
 
     def _posted(self, start: int, end: int) -> np.ndarray:
@@ -224,20 +270,26 @@ class ContentIndex:
         )
         return view & 0xFFFFFF
 
-    def _term(self, text: str) -> int:
-        """A stem's term number (-1: none), remembered: questions share most words."""
-        known = self._known.get(text)
-        if known is not None:
-            return known
-        head = text.encode()[:8]
-        low = int(np.searchsorted(self._prefix, head, "left"))
-        high = int(np.searchsorted(self._prefix, head, "right"))
-        at = bisect_left(self.terms, text, low, high)
-        found = at if at < high and self.terms[at] == text else -1
-        if len(self._known) >= KNOWN_TERMS:
-            self._known.clear()
-        self._known[text] = found
-        return found
+    def _terms(self, stems: list[str]) -> list[int]:
+        """Each stem's term number (-1: none), remembered (questions share most words); the
+        new ones found together, by one search of the terms' first bytes for them all."""
+        known = self._known
+        found = [known.get(text, -2) for text in stems]
+        if -2 not in found:
+            return found
+        new = [text for text, term in zip(stems, found, strict=True) if term == -2]
+        heads = [text.encode()[:8] for text in new]
+        lows = np.searchsorted(self._prefix, np.array(heads, dtype="S8"), "left").tolist()
+        highs = np.searchsorted(self._prefix, np.array(heads, dtype="S8"), "right").tolist()
+        if len(known) + len(new) > KNOWN_TERMS:
+            known.clear()
+        for text, head, low, high in zip(new, heads, lows, highs, strict=True):
+            if high - low == 1 and len(head) < 8:  # the only term of this prefix is the stem
+                known[text] = low
+                continue
+            at = bisect_left(self.terms, text, low, high)
+            known[text] = at if at < high and self.terms[at] == text else -1
+        return [known[text] for text in stems]
 
     def _scratch(self) -> np.ndarray:
         scores = getattr(self._local, "scores", None)
@@ -257,34 +309,39 @@ class ContentIndex:
 
     def text(self, section: int, limit: int = MAX_PAGE_TEXT) -> str:
         """A section's plain text (its first `limit` bytes)."""
-        page = self._page_of_section(section)
+        block = int(np.searchsorted(self._block_first, section, side="right")) - 1
         start = int(self._section_offset[section])
-        last = int(self._page_first[page + 1]) - 1
+        last = int(self._block_first[block + 1]) - 1  # the block's last section
         end = int(self._section_offset[section + 1]) - 1 if section < last else MAX_PAGE_TEXT
         end = min(end, start + limit)
-        return self._page_text(page, end)[start:end].decode(errors="replace")
+        return self._block_text(block, end)[start:end].decode(errors="replace")
 
-    def _page_text(self, page: int, end: int) -> bytes:
-        """A page's text, at least its first `end` bytes: decompressed no further than that
-        (a snippet of the lead section reads the page's start only). Recent pages are kept
-        decompressed (a few MB): an agent's searches keep finding the same pages."""
+    def _block_text(self, block: int, end: int) -> bytes:
+        """A block's text (see `content_build._blocks`), at least its first `end` bytes:
+        decompressed no further than that (a snippet of a block's first section reads only
+        that). Recent blocks are kept decompressed (a few MB): an agent's searches keep
+        finding the same pages."""
         with self._lock:
-            kept = self._recent.get(page)
+            kept = self._recent.get(block)
             if kept is not None and (kept[1] or len(kept[0]) >= end):
-                self._recent.move_to_end(page)
+                self._recent.move_to_end(block)
                 return kept[0]
-        blob = bytes(self._blob[self._blob_start[page] : self._blob_start[page + 1]])
-        reader = zlib.decompressobj()
+        packed = self._blob[self._block_start[block] : self._block_start[block + 1]]
+        reader = (
+            zlib.decompressobj(RAW_DEFLATE, zdict=self._zdict)
+            if self._zdict
+            else zlib.decompressobj(RAW_DEFLATE)
+        )
         try:
-            text = reader.decompress(blob, min(end, MAX_PAGE_TEXT))  # never more
+            text = reader.decompress(packed, min(end, MAX_PAGE_TEXT))  # never more
         except zlib.error:
             return b""  # a damaged store: no text rather than an error
         whole = reader.eof or len(text) >= MAX_PAGE_TEXT
         with self._lock:
-            before = self._recent.pop(page, None)
+            before = self._recent.pop(block, None)
             if before is not None:
                 self._recent_bytes -= len(before[0])
-            self._recent[page] = (text, whole)
+            self._recent[block] = (text, whole)
             self._recent_bytes += len(text)
             while self._recent_bytes > RECENT_TEXT_BYTES and len(self._recent) > 1:
                 self._recent_bytes -= len(self._recent.popitem(last=False)[1][0])
@@ -295,6 +352,29 @@ class ContentIndex:
 
     def _page_of_section(self, section: int) -> int:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
+
+
+def _ranking_keys(sections: np.ndarray, raw: np.ndarray) -> np.ndarray:
+    """Numbers that sort as sections do by score, best first, then by section number: the
+    high half the score's bits inverted (a float32 at or above 0 orders as its bits do),
+    the low half the section."""
+    bits = raw.astype(np.float32).view(np.uint32)
+    return ((~bits).astype(np.uint64) << _HIGH) | sections.astype(np.uint64)
+
+
+def _first_of_each(section_page: np.ndarray, sections: np.ndarray, limit: int) -> dict[int, int]:
+    """The first `limit` distinct pages of ranked sections, each with its first place, in
+    order (the pages of a few dozen sections looked up at a time: most rankings name that
+    many pages early)."""
+    first: dict[int, int] = {}
+    for start in range(0, len(sections), _LOOKED_UP):
+        pages = section_page[sections[start : start + _LOOKED_UP]].tolist()
+        for at, page in enumerate(pages, start):
+            if page not in first:
+                first[page] = at
+                if len(first) == limit:
+                    return first
+    return first
 
 
 def _strings_sound(data: np.ndarray, offsets: np.ndarray) -> bool:
@@ -314,6 +394,31 @@ def _strings_sound(data: np.ndarray, offsets: np.ndarray) -> bool:
     except UnicodeDecodeError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=256)
+def _snippet_stems(query: str) -> tuple[str, ...]:
+    """The stems a snippet looks for (those of letters and digits), in order."""
+    return tuple(sorted(stem for stem in query_terms(query) if stem.isalnum()))
+
+
+def _word_starts(lower: str, stems: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(place, stem) of each word of `lower` that starts with a stem, in order of place
+    (then stem), at most `MAX_SNIPPET_HITS` of them."""
+    hits: list[tuple[int, str]] = []
+    find = lower.find
+    for stemmed in stems:
+        if len(hits) >= MAX_SNIPPET_HITS:
+            break
+        at = find(stemmed)
+        while at >= 0:
+            if at == 0 or not lower[at - 1].isalnum():  # the start of a word
+                hits.append((at, stemmed))
+                if len(hits) >= MAX_SNIPPET_HITS:
+                    break
+            at = find(stemmed, at + 1)
+    hits.sort()
+    return hits
 
 
 def query_terms(query: str) -> dict[str, float]:
@@ -338,16 +443,9 @@ def snippet(text: str, query: str, width: int = SNIPPET) -> str:
     Words are found by their stems as prefixes (`configur` finds "configuring")."""
     if len(text) <= width:
         return text
-    lower = text.lower()
-    hits: list[tuple[int, str]] = []
-    for stemmed in {s for s in query_terms(query) if s.isalnum()}:
-        at = lower.find(stemmed)
-        while at >= 0 and len(hits) < MAX_SNIPPET_HITS:
-            if at == 0 or not lower[at - 1].isalnum():  # the start of a word
-                hits.append((at, stemmed))
-            at = lower.find(stemmed, at + 1)
-    hits.sort()
+    hits = _word_starts(text.lower(), _snippet_stems(query))
     start, best = 0, -1
+    most = len({term for _, term in hits})  # no window holds more
     inside: dict[str, int] = {}  # the words in the window hits[first:last], with counts
     first = 0
     for at, term in hits:  # each hit starts a window once and leaves it once
@@ -360,6 +458,8 @@ def snippet(text: str, query: str, width: int = SNIPPET) -> str:
             first += 1
         if len(inside) > best:
             best, start = len(inside), max(0, hits[first][0] - 40)
+            if best == most:
+                break  # (only a window with more would move it)
     room = width - 2
     cut = text[start : start + room]
     if start > 0:

@@ -31,7 +31,8 @@ class WorkerError(Exception):
 
 
 class Workers:
-    """`count` worker processes calling `pinax.search.content_build.analyse`."""
+    """`count` worker processes calling `pinax.search.content_build.analyse` (an item is
+    its arguments)."""
 
     def __init__(self, count: int) -> None:
         root = str(Path(__file__).resolve().parent.parent.parent)
@@ -127,4 +128,4 @@ def serve(work: Callable[[Any], Any]) -> None:
 if __name__ == "__main__":
     from pinax.search.content_build import analyse
 
-    serve(analyse)
+    serve(lambda work: analyse(*work))

@@ -279,6 +279,46 @@ def _places(shown: list[_Candidate], plans: list[Plan]) -> list[_Place]:
     return places
 
 
+def _hits(merged: list[_Candidate], limit: int, plans: list[Plan], query: str) -> list[SearchHit]:
+    """The first `limit` candidates as results, each with the place it names, its snippet
+    (found by content) and its confidence: a hit close behind or ahead of another is one of
+    equals (the runner-up, past the limit, counts too)."""
+    shown = merged[:limit]
+    scores = [hit.score for hit in merged[: limit + 1]]
+    scores.append(0.0)  # nothing after the last
+    hits = []
+    for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):
+        score = scores[at]
+        margin = score - scores[at + 1]
+        if at:
+            margin = min(margin, scores[at - 1] - score)
+        snippet = indexed_at = None
+        if hit.passage >= 0:
+            content = hit.docs.content
+            assert content is not None
+            snippet = content.snippet(hit.passage, query) or None  # none: no text
+            indexed_at = content.fetched_at(hit.passage)
+        url, title, section = hit.docs.pages.row(hit.doc)
+        hits.append(
+            SearchHit(
+                hit.docs.name,
+                url,
+                title,
+                section,
+                score,
+                hit.detail,
+                place.heading,
+                place.anchor,
+                confidence(score, margin),
+                place.symbol,
+                place.kind,
+                snippet,
+                indexed_at,
+            )
+        )
+    return hits
+
+
 def _passage_place(hit: _Candidate) -> tuple[str | None, str | None]:
     """Where a section found by its text is: its outline heading, or (when the page's text
     did not match its outline) its own heading without an anchor; none for the lead."""
@@ -593,36 +633,12 @@ class Library:
                 discounts.append(_alike_discount(alike))
         if fanned:  # (one manifest's candidates come ranked)
             merged = _discounted(merged, starts, discounts, limit + 1, explain)
-        shown = merged[:limit]
-        hits = []
-        for at, (hit, place) in enumerate(zip(shown, _places(shown, plans), strict=True)):
-            runner_up = merged[at + 1].score if at + 1 < len(merged) else 0.0
-            snippet = indexed_at = None
-            if hit.passage >= 0:
-                content = hit.docs.content
-                assert content is not None
-                snippet = content.snippet(hit.passage, query) or None  # none: no text
-                indexed_at = content.fetched_at(hit.passage)
-            margin = hit.score - runner_up  # a hit close behind another is one of equals too
-            if at:
-                margin = min(margin, merged[at - 1].score - hit.score)
-            hits.append(
-                SearchHit(
-                    hit.docs.name,
-                    *hit.docs.pages.row(hit.doc),
-                    hit.score,
-                    hit.detail,
-                    place.heading,
-                    place.anchor,
-                    confidence(hit.score, margin),
-                    place.symbol,
-                    place.kind,
-                    snippet,
-                    indexed_at,
-                )
-            )
-        pages_searched = sum(len(d.pages) for d in selected)
-        return Found(hits, also_matched, strategy, pages_searched)
+        return Found(
+            _hits(merged, limit, plans, query),
+            also_matched,
+            strategy,
+            sum(len(d.pages) for d in selected),
+        )
 
     def find_page(self, url: str) -> tuple[Docs, Page] | None:
         for docs in self.all():

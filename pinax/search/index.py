@@ -372,28 +372,28 @@ class SearchIndex:
         """The best `limit` pages for a plan, best first (ties in manifest order)."""
         if not plan.terms or plan.reference <= 0:
             return Ranked([], [])
-        docs, raw = self.top(plan.terms, limit + BOOST_POOL)
-        # A few dozen candidates at most: plain Python ranks them faster than numpy calls.
-        ranked = list(zip([-score for score in raw], docs, strict=True))  # best first
-        if plan.title_key:
-            keys = [self._title_key[doc] for doc in docs]
-            if plan.title_key in keys:  # a title that is the query: boosted, ranked anew
-                ranked = sorted(
-                    (score * EXACT_TITLE_BOOST if key == plan.title_key else score, doc)
-                    for (score, doc), key in zip(ranked, keys, strict=True)
-                )  # ties in manifest order
-        best = ranked[:limit]
+        found, raw = self.top(plan.terms, limit + BOOST_POOL)  # best first
+        docs, scores = found, raw
+        key = plan.title_key
+        if key and key in map(self._title_key.__getitem__, found):
+            # A title that is the query boosts its page: ranked anew (ties in manifest order;
+            # a few dozen candidates, which plain Python ranks faster than numpy).
+            ranked = sorted(
+                (-score * (EXACT_TITLE_BOOST if self._title_key[doc] == key else 1.0), doc)
+                for score, doc in zip(raw, found, strict=True)
+            )
+            docs, scores = [doc for _, doc in ranked], [-score for score, _ in ranked]
         # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
         # its title and slug (raw = reference), approaching 1 for stronger matches.
-        scale = 2.3 / plan.reference
+        scale = -2.3 / plan.reference
         result = Ranked(
-            [doc for _, doc in best], [round(1.0 - math.exp(score * scale), 4) for score, _ in best]
+            docs[:limit], [round(1.0 - math.exp(score * scale), 4) for score in scores[:limit]]
         )
         if explain:
-            unboosted = dict(zip(docs, raw, strict=True))
+            unboosted = dict(zip(found, raw, strict=True))
             result.explain = [
-                self.explain(doc, plan, unboosted[doc], -score / unboosted[doc])
-                for score, doc in best
+                self.explain(doc, plan, unboosted[doc], score / unboosted[doc])
+                for doc, score in zip(docs[:limit], scores, strict=False)
             ]
         return result
 

@@ -127,25 +127,28 @@ class _Chunks:
     """Distinct chunks and what they analyse to, as flat arrays indexed by chunk id."""
 
     def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
+        self.ids = _Numbers()  # chunk -> its id
         self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
         self.words: dict[str, int] = {}  # written word -> term id
         self.plain: set[str] = set()  # written words that are not joined identifiers
         self.sources: set[str] = set()  # written words of titles, headings and symbols
         self._stem = stemmer()  # many words at a time
 
-    def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    def number(self, texts: Iterable[str], distinct: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Chunk ids of many texts, concatenated, and how many chunks each text has (each
-        distinct text is cut into chunks once)."""
+        distinct text is cut into chunks once; `distinct`: the texts are)."""
         texts = texts if isinstance(texts, list) else list(texts)
-        distinct: dict[str, int] = {}
-        _number_new(distinct, texts)
-        which = np.fromiter(map(distinct.__getitem__, texts), dtype=np.int64, count=len(texts))
-        lists = list(map(chunks, distinct))
+        which = None
+        if not distinct:
+            numbers = _Numbers()
+            which = np.fromiter(map(numbers.__getitem__, texts), dtype=np.int64, count=len(texts))
+            texts = list(numbers)
+        lists = list(map(chunks, texts))
         every = list(itertools.chain.from_iterable(lists))
-        _number_new(self.ids, every)
         numbered = np.fromiter(map(self.ids.__getitem__, every), dtype=np.int64, count=len(every))
         per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        if which is None:
+            return numbered, per_text
         starts = np.cumsum(per_text) - per_text
         return numbered[ragged(starts[which], per_text[which])], per_text[which]
 
@@ -212,6 +215,15 @@ class _Chunks:
         length = np.bincount(owner, weights=weight, minlength=len(batch))
         full_count = np.bincount(owner[full], minlength=len(batch))
         return count, term, half, length, full_count, term[full]
+
+
+class _Numbers(dict[str, int]):
+    """Strings numbered in order of first appearance, each when first asked for: numbering
+    many is one pass in C (`map(numbers.__getitem__, ...)`) but for the new ones."""
+
+    def __missing__(self, key: str) -> int:
+        number = self[key] = len(self)
+        return number
 
 
 def _number_new(ids: dict[str, int], values: Iterable[str]) -> None:
@@ -299,10 +311,10 @@ def build(
     slug_ids, slug_n = analysis.number(slugs)
     del slugs
     del paths
-    section_ids, section_n = analysis.number(sections)
+    section_ids, section_n = analysis.number(list(sections), distinct=True)
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     headings = pages.headings
-    text_chunks, text_n_chunks = analysis.number(headings.titles)
+    text_chunks, text_n_chunks = analysis.number(headings.titles, distinct=True)
     symbols = pages.symbols
     found = analysis.arrays([title_ids, text_chunks])
     distinct = len(headings.titles)

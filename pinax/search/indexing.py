@@ -352,21 +352,27 @@ def build(
 
 def _not_symbols(headings: Headings, symbols: Symbols) -> np.ndarray | None:
     """Which headings are not also a symbol of their page (the same anchor: mkdocstrings
-    gives each documented name a heading), or None when all are not."""
+    gives each documented name a heading), or None when all are not. Only the headings
+    whose anchor is some symbol's, and the symbols whose anchor is such a heading's, are
+    compared by (page, anchor)."""
     if not len(symbols.page) or not len(headings.page):
         return None
     number = {anchor: at for at, anchor in enumerate(symbols.anchors)}
     as_symbol = np.array([number.get(a, -1) for a in headings.anchors] or [-1], dtype=np.int64)
     heading_anchor = np.frombuffer(headings.anchor, dtype=np.int_)
     mapped = np.where(heading_anchor >= 0, as_symbol[np.maximum(heading_anchor, 0)], -1)
+    named = np.flatnonzero(mapped >= 0)  # headings whose anchor some symbol has
+    if not len(named):
+        return None
     width = len(symbols.anchors) + 1
-    heading_key = np.frombuffer(headings.page, dtype=np.int_) * width + mapped
-    symbol_key = np.frombuffer(symbols.page, dtype=np.int_) * width + np.frombuffer(
-        symbols.anchor, dtype=np.int_
-    )
-    both = (mapped >= 0) & np.isin(
-        heading_key, symbol_key[np.frombuffer(symbols.anchor, dtype=np.int_) >= 0]
-    )
+    wanted = np.zeros(width, dtype=bool)  # (the last: no anchor)
+    wanted[mapped[named]] = True
+    symbol_anchor = np.frombuffer(symbols.anchor, dtype=np.int_)
+    kept = np.flatnonzero(wanted[symbol_anchor])
+    symbol_key = np.frombuffer(symbols.page, dtype=np.int_)[kept] * width + symbol_anchor[kept]
+    heading_key = np.frombuffer(headings.page, dtype=np.int_)[named] * width + mapped[named]
+    both = np.zeros(len(mapped), dtype=bool)
+    both[named] = np.isin(heading_key, symbol_key)
     return None if not both.any() else ~both
 
 

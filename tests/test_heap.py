@@ -7,7 +7,8 @@ import pytest
 
 from pinax.search import heap
 
-BLOCK = 64 << 20
+BLOCK = heap.MAPPED_FROM // 2  # kept within a build
+LARGE = heap.MAPPED_FROM * 4  # mapped on its own even within
 
 
 def resident() -> int:
@@ -28,6 +29,18 @@ def test_kept_within_and_returned_after() -> None:
     returned = resident() - start
     assert kept > BLOCK * 0.9
     assert returned < BLOCK * 0.2
+
+
+@needs_glibc
+def test_large_blocks_are_returned_at_once_within() -> None:
+    """So that a build's peak is what it uses: a freed block of sort keys is no room for
+    the next, larger one."""
+    start = resident()
+    with heap.kept_for_reuse():
+        block = np.ones(LARGE, dtype=np.uint8)
+        del block
+        kept = resident() - start
+    assert kept < LARGE * 0.2
 
 
 @needs_glibc

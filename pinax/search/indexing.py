@@ -65,6 +65,7 @@ IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
 ANALYSED = 1 << 18  # distinct chunks analysed at a time
 MIN_PLURAL = 4  # shorter words ending in s are not taken for plurals
+_ALL_BITS = np.uint64(0xFFFFFFFF)
 
 
 def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
@@ -865,9 +866,14 @@ def _impacts(
     impact_bound = np.empty(int(bound_start[-1]), dtype=np.float32)
     for t in long_terms.tolist():
         s, e = post_start[t], post_start[t + 1]
-        order = np.argsort(-post_weight[s:e], kind="stable")
-        impact_doc[impact_start[t] : impact_start[t + 1]] = post_doc[s:e][order]
-        impact_bound[bound_start[t] : bound_start[t + 1]] = post_weight[s:e][order[::IMPACT_BLOCK]]
+        # (weight, page) as one key: a positive float's bits order as the float does, so
+        # the bits' complement sorts by weight descending, ties by page.
+        key = (_ALL_BITS - post_weight[s:e].view(np.uint32).astype(np.uint64)) << np.uint64(32)
+        key |= post_doc[s:e].astype(np.uint64)
+        key.sort()
+        impact_doc[impact_start[t] : impact_start[t + 1]] = key & _ALL_BITS
+        bits = (_ALL_BITS - (key[::IMPACT_BLOCK] >> np.uint64(32))).astype(np.uint32)
+        impact_bound[bound_start[t] : bound_start[t + 1]] = bits.view(np.float32)
     return {
         "impact_start": impact_start,
         "impact_doc": impact_doc,

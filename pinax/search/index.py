@@ -715,24 +715,24 @@ class SearchIndex:
     def _top_dense(
         self, weights: dict[int, float], k: int, bar: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """MaxScore by whole arrays, given `bar`, a score some k pages reach: the terms whose
-        highest weights add up to less than it (the commonest words) are only looked up, as
-        a page only they reach cannot reach it; the others' postings are added up densely,
-        and their pages within reach of the bar (with what the looked-up terms may add) are
-        scored fully."""
+        """MaxScore by whole arrays, given `bar`, a score some k pages reach: terms whose
+        highest weights add up to less than it are only looked up, as a page only they
+        reach cannot reach it (the longest lists that fit, see `_skipped`); the others'
+        postings are added up densely, and their pages within reach of the bar (with what
+        the looked-up terms may add) are scored fully."""
         work = self._scratch()
         scratch = work.scores
-        terms = sorted(weights, key=lambda t: self._term_max.item(t) * weights[t])
-        bars = [self._term_max.item(t) * weights[t] for t in terms]
-        cut, rest = _below(bars, bar)
-        lists = [(*self.postings(t), np.float32(weights[t])) for t in terms]
+        skipped, added_up = self._skipped(weights, bar)
+        bounds = [self._term_max.item(t) * weights[t] for t in skipped]
         added: list[np.ndarray] = []
         try:
-            for docs, values, factor in lists[cut:]:
+            for t in added_up:
+                docs, values = self.postings(t)
                 docs = docs.astype(np.intp)  # intp: see _top_short; a term's pages are distinct
-                scratch[docs] += values if factor == 1.0 else values * factor
+                w = weights[t]
+                scratch[docs] += values if w == 1.0 else values * np.float32(w)
                 added.append(docs)
-            reach = bar * (1 - BAR_MARGIN) - rest
+            reach = bar * (1 - BAR_MARGIN) - sum(bounds)
             candidates = np.concatenate([docs[scratch[docs] >= reach] for docs in added])
             if len(added) > 1:
                 candidates = work.distinct(candidates)
@@ -740,18 +740,32 @@ class SearchIndex:
         finally:
             for docs in added:
                 scratch[docs] = 0.0
-        if cut:
-            candidates, scores = self._reaching(candidates, scores, lists[:cut], bars[:cut], bar)
+        if skipped:
+            lists = [(*self.postings(t), np.float32(weights[t])) for t in skipped]
+            candidates, scores = self._reaching(candidates, scores, lists, bounds, bar)
         if len(candidates) > k:
             keep = np.argpartition(scores, len(scores) - k)[-k:]
             candidates, scores = candidates[keep], scores[keep]
         return candidates, scores
 
+    def _skipped(self, weights: dict[int, float], bar: float) -> tuple[list[int], list[int]]:
+        """(the terms `_top_dense` only looks up, those it adds up): the longest lists first
+        whose bounds, added up, stay below the bar (any such set would do: a page only they
+        reach cannot reach it; the longest spare the most reading)."""
+        skipped, added_up = [], []
+        room = bar * (1 - BAR_MARGIN)
+        for t in sorted(weights, key=lambda t: (-self._df(t), t)):
+            bound = self._term_max.item(t) * weights[t]
+            if bound < room:
+                skipped.append(t)
+                room -= bound
+            else:
+                added_up.append(t)
+        return skipped, added_up
+
     def _dense_cost(self, weights: dict[int, float], bar: float) -> int:
         """What `_top_dense` would read (postings, each read a few times) from this bar."""
-        terms = sorted(weights, key=lambda t: self._term_max.item(t) * weights[t])
-        cut, _ = _below([self._term_max.item(t) * weights[t] for t in terms], bar)
-        return DENSE_PASSES * sum(self._df(t) for t in terms[cut:])
+        return DENSE_PASSES * sum(self._df(t) for t in self._skipped(weights, bar)[1])
 
     def _step(self, term: int, depth: int) -> int:
         """How many pages `_next` would expand (see there)."""
@@ -982,16 +996,6 @@ def _bar(values: np.ndarray, count: int) -> float:
     sample = values[::step]
     rank = max(1, count * len(sample) // len(values))
     return float(np.partition(sample, len(sample) - rank)[len(sample) - rank])
-
-
-def _below(bounds: list[float], bar: float) -> tuple[int, float]:
-    """How many of the first bounds (ascending) add up to less than the bar, and their sum:
-    a page only those terms reach scores less than it."""
-    cut, rest = 0, 0.0
-    while cut < len(bounds) and rest + bounds[cut] < bar * (1 - BAR_MARGIN):
-        rest += bounds[cut]
-        cut += 1
-    return cut, rest
 
 
 def _best(pages: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:

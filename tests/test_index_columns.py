@@ -297,3 +297,18 @@ def test_real_manifests_with_outlines_by_workers(parsed_by_workers: list[int]) -
     text = manifest_io.dump(manifest).encode()
     assert columns.loads(text, "react").pages == PageColumns.of(manifest.pages)
     assert parsed_by_workers == [2]
+
+
+def test_workers_that_cannot_start_leave_the_parse_here(
+    parsed_by_workers: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pinax.search import content_workers
+
+    def cannot(self: content_workers.Workers, count: int, job: str = "content") -> None:
+        raise content_workers.WorkerError("no processes here")
+
+    monkeypatch.setattr(content_workers.Workers, "__init__", cannot)
+    raw = many_pages(20)
+    assert columns.loads(raw, "m.json").pages == PageColumns.of(
+        manifest_io.loads(raw, "m.json").pages
+    )

@@ -15,8 +15,11 @@ A query costs in proportion to the postings it reads, not to the pages. When eve
 is on at most `SHORT_MAX` pages, all postings are added up and a floor (the k-th best score of
 some pages) leaves few to rank. Otherwise only the short lists (rare words, the ones that
 decide) are added up, and the common words are looked up by binary search for the candidates
-that can still reach the top; pages only common words reach come from a threshold algorithm
-over those words' highest weights first. Both give the exact top k (tests/test_index_topk.py).
+that can still reach the top (a list at a time, dropping the pages that no longer can); pages
+only common words reach come from a threshold algorithm over those words' highest weights
+first, or, once that has read more than it would, from MaxScore by whole arrays: the longest
+lists whose bounds fit under the k-th best so far are only looked up, the others added up.
+All give the exact top k (tests/test_index_topk.py).
 Every query word is searched as typed. Beside a word the index does not know, a correction
 (edit distance) or completions (prefix) may be added at a lower weight, or, when nothing else
 of the query is found, known words containing it (substring); never for short words, words

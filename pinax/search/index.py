@@ -736,7 +736,9 @@ class SearchIndex:
                 scratch[docs] += values if w == 1.0 else values * np.float32(w)
                 added.append(docs)
             reach = bar * (1 - BAR_MARGIN) - sum(bounds)
-            candidates = np.concatenate([docs[scratch[docs] >= reach] for docs in added])
+            candidates = np.concatenate(
+                [docs[scratch[docs] >= reach] for docs in added] or [np.zeros(0, dtype=np.intp)]
+            )
             if len(added) > 1:
                 candidates = work.distinct(candidates)
             scores = scratch[candidates]

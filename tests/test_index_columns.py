@@ -195,3 +195,120 @@ def test_real_manifests_with_outlines_in_the_dump_layout() -> None:
         split = columns._dump_layout(text)
         assert split is not None and columns._batched(text, *split, name) is not None
         assert columns.loads(text, name).pages == PageColumns.of(manifest.pages)
+
+
+@pytest.fixture
+def parsed_by_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Manifests in the dump layout parsed a line or two at a time by two worker processes
+    (however many CPUs there are); the list counts the worker pools started."""
+    from pinax.search import content_workers
+
+    started: list[int] = []
+
+    class Counted(content_workers.Workers):
+        def __init__(self, count: int, job: str = "content") -> None:
+            started.append(count)
+            super().__init__(count, job)
+
+    monkeypatch.setattr(content_workers, "Workers", Counted)
+    monkeypatch.setattr(columns, "CHUNK", 150)
+    monkeypatch.setattr(columns, "WORKERS_FROM", 2)
+    monkeypatch.setattr(columns, "_workers", lambda: 2)
+    return started
+
+
+def many_pages(count: int) -> bytes:
+    """A manifest of `count` pages with outlines and symbols whose texts repeat across
+    batches (so that renumbering them matters), in the dump layout."""
+    pages = [
+        {
+            "url": f"https://x.org/p/{i}",
+            "title": f"Page {i % 7}",
+            "outline": [
+                {"level": 2 + i % 3, "title": f"Usage {i % 5}", "anchor": f"usage-{i % 4}"},
+                {"level": 3, "title": "Caveats"},
+            ],
+            "symbols": [{"name": f"m.f{i % 6}", "kind": "function", "anchor": f"m.f{i % 3}"}],
+        }
+        for i in range(count)
+    ]
+    return dump_layout(document(*pages))
+
+
+def test_a_large_manifest_is_parsed_by_workers_alike(parsed_by_workers: list[int]) -> None:
+    raw = many_pages(40)
+    found = columns.loads(raw, "m.json")
+    assert parsed_by_workers == [2]
+    assert found.pages == PageColumns.of(manifest_io.loads(raw, "m.json").pages)
+
+
+@pytest.mark.parametrize("raw", BAD)
+def test_workers_reject_with_the_same_message(raw: bytes, parsed_by_workers: list[int]) -> None:
+    try:
+        laid_out = dump_layout(raw)
+    except ValueError:  # not JSON at all
+        laid_out = raw
+    with pytest.raises(ManifestError) as expected:
+        manifest_io.loads(laid_out, "m.json")
+    with pytest.raises(ManifestError) as found:
+        columns.loads(laid_out, "m.json")
+    assert found.value.message == expected.value.message
+
+
+def test_a_bad_page_among_many_is_refused_by_name(parsed_by_workers: list[int]) -> None:
+    pages = json.loads(many_pages(30))
+    pages["pages"][23]["outline"][1]["anchor"] = "two words"
+    with pytest.raises(ManifestError, match=r"pages\[23\]\.outline\[1\]\.anchor"):
+        columns.loads(dump_layout(json.dumps(pages).encode()), "m.json")
+    assert parsed_by_workers == [2]
+
+
+def test_batches_a_worker_fails_are_parsed_here(
+    parsed_by_workers: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from concurrent.futures import Future
+
+    from pinax.search import content_workers
+
+    submit = content_workers.Workers.submit
+    calls = []
+
+    def failing(self: content_workers.Workers, item: object) -> Future[object]:
+        calls.append(item)
+        if len(calls) % 3:
+            return submit(self, item)
+        failed: Future[object] = Future()
+        failed.set_exception(content_workers.WorkerError("gone"))
+        return failed
+
+    monkeypatch.setattr(content_workers.Workers, "submit", failing)
+    raw = many_pages(40)
+    assert columns.loads(raw, "m.json").pages == PageColumns.of(
+        manifest_io.loads(raw, "m.json").pages
+    )
+    assert len(calls) > 3
+
+
+def test_real_manifests_with_outlines_by_workers(parsed_by_workers: list[int]) -> None:
+    shared_path("corpora", "outlines")
+    from bench.eval_sections import outlined_manifest
+
+    manifest = outlined_manifest("react")
+    text = manifest_io.dump(manifest).encode()
+    assert columns.loads(text, "react").pages == PageColumns.of(manifest.pages)
+    assert parsed_by_workers == [2]
+
+
+def test_workers_that_cannot_start_leave_the_parse_here(
+    parsed_by_workers: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pinax.search import content_workers
+
+    def cannot(self: content_workers.Workers, count: int, job: str = "content") -> None:
+        raise content_workers.WorkerError("no processes here")
+
+    monkeypatch.setattr(content_workers.Workers, "__init__", cannot)
+    raw = many_pages(20)
+    assert columns.loads(raw, "m.json").pages == PageColumns.of(
+        manifest_io.loads(raw, "m.json").pages
+    )

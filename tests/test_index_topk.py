@@ -34,14 +34,20 @@ def best_scores(index: index_module.SearchIndex, terms: list[index_module.Term])
     return np.sort(scores[scores > 0])[::-1][:K]
 
 
+SHIPPED = index_module.DENSE_PASSES
+
+
 @pytest.mark.parametrize(
-    ("short_max", "dense_lookup"),
+    ("short_max", "dense_lookup", "dense_passes"),
     [
-        (index_module.SHORT_MAX, index_module.DENSE_LOOKUP),  # shipped: every posting added up
-        (50, index_module.DENSE_LOOKUP),  # terms on 50+ pages pruned: the threshold algorithm
-        (0, index_module.DENSE_LOOKUP),  # every term pruned
-        (50, 0),  # lookups always by binary search
-        (50, 10**9),  # lookups always through a page-sized array
+        (index_module.SHORT_MAX, index_module.DENSE_LOOKUP, SHIPPED),  # shipped
+        (50, index_module.DENSE_LOOKUP, SHIPPED),  # terms on 50+ pages pruned
+        (50, index_module.DENSE_LOOKUP, 10**9),  # the threshold algorithm to the end
+        (50, index_module.DENSE_LOOKUP, 0),  # MaxScore from the short terms' bar
+        (0, index_module.DENSE_LOOKUP, SHIPPED),  # every term pruned
+        (0, index_module.DENSE_LOOKUP, 0),  # MaxScore from no bar at all
+        (50, 0, SHIPPED),  # lookups always by binary search
+        (50, 10**9, SHIPPED),  # lookups always through a page-sized array
     ],
 )
 def test_top_finds_the_best_scores(
@@ -49,10 +55,12 @@ def test_top_finds_the_best_scores(
     monkeypatch: pytest.MonkeyPatch,
     short_max: int,
     dense_lookup: int,
+    dense_passes: int,
 ) -> None:
     index, plans = mdn
     monkeypatch.setattr(index_module, "SHORT_MAX", short_max)
     monkeypatch.setattr(index_module, "DENSE_LOOKUP", dense_lookup)
+    monkeypatch.setattr(index_module, "DENSE_PASSES", dense_passes)
     for plan in plans:
         docs, raw = index.top(plan.terms, K)
         assert len(set(docs)) == len(docs), plan

@@ -3,6 +3,8 @@ the hit names it; a shared name is a choice among equals, never `high`."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pinax.builder import inventory
@@ -134,3 +136,42 @@ def test_a_heading_that_is_a_symbol_is_indexed_once_as_the_symbol() -> None:
     assert hit["symbol"] == "textual.app.App" and "heading" not in fields
     hit = tools.search_pages("textual.app usage notes")["results"][0]
     assert hit["heading"] == "Usage notes"
+
+
+def test_a_heading_that_is_a_symbol_adds_nothing_to_the_heading_field() -> None:
+    """In the index itself: a page whose outline has a heading at a symbol's anchor is
+    indexed as if that heading were not in its outline (other pages' alike headings stay)."""
+    from pinax.search.columns import PageColumns
+    from pinax.search.indexing import build
+
+    def page(i: int, outline: list[dict[str, object]]) -> dict[str, object]:
+        symbol = {"name": f"pkg.App{i}", "kind": "class", "anchor": f"pkg.App{i}"}
+        return {
+            "url": f"https://x.org/{i}",
+            "title": f"Page {i}",
+            "outline": outline,
+            "symbols": [symbol],
+        }
+
+    def arrays(with_headings: bool) -> dict[str, Any]:
+        pages = []
+        for i in range(6):
+            outline = [{"level": 2, "title": "Usage notes", "anchor": f"usage-{i}"}]
+            if with_headings:  # App0..App5 at their symbols' anchors, but page 5's elsewhere
+                anchor = f"pkg.App{i}" if i < 5 else "elsewhere"
+                outline.insert(0, {"level": 2, "title": f"App{i} class", "anchor": anchor})
+            elif i == 5:
+                outline.insert(0, {"level": 2, "title": "App5 class", "anchor": "elsewhere"})
+            pages.append(page(i, outline))
+        data = {"pinax_manifest": 1, "name": "t", "url": "https://x.org", "pages": pages}
+        return build(PageColumns.of(from_dict(data).pages))
+
+    def postings(found: dict[str, Any]) -> dict[bytes, list[tuple[int, float]]]:
+        start, doc, weight = found["post_start"], found["post_doc"], found["post_weight"]
+        return {
+            term: list(zip(doc[a:b].tolist(), weight[a:b].tolist(), strict=True))
+            for term, a, b in zip(found["terms"].tolist(), start[:-1], start[1:], strict=True)
+            if b > a
+        }
+
+    assert postings(arrays(True)) == postings(arrays(False))

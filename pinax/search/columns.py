@@ -9,16 +9,23 @@ manifest is still rejected whole, with the same message.
 
 Headings and symbols (a million pages have millions) are kept flat, their texts numbered in
 tables of distinct texts; a file in `manifest.dump`'s layout is parsed a few MB of page lines
-at a time, so that the parsed objects of every page never exist at once.
+at a time, so that the parsed objects of every page never exist at once, and a large one
+(hundreds of MB) by two worker processes (`content_workers`), each batch's texts numbered
+in tables of its own and renumbered here, in order: the same columns as parsed here alone.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import logging
+import os
 import re
+import sys
 from array import array
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import CancelledError, Future
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
@@ -41,30 +48,42 @@ from pinax.manifest import (
     slug_title,
 )
 
+log = logging.getLogger("pinax.library")
+
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
 PAGE_FIELDS = ("url", "title", "section", *OPTIONAL)
 # Absolute http(s) URLs with a plain host (no user info, no IPv6 brackets) and no whitespace:
 # a strict subset of what `manifest.from_dict` accepts.
 _PLAIN_URL = re.compile(r"(?i:https?)://[^\s/?#@\[\]:]+(?::[0-9]{1,5})?(?:[/?#]\S*)?")
-_ANCHOR = re.compile(r"[^\s#]+")  # its length is checked apart
+_SPACE_BUT_SPACE = re.compile(r"[^\S ]")  # whitespace other than " " (see `_anchors`)
 CHUNK = 8 << 20  # bytes of page lines parsed at a time
+WORKERS = 2  # processes parsing the batches of a large manifest (at most; 0: none)
+WORKERS_FROM = 8  # batches (of CHUNK bytes) from which a manifest is parsed by workers
+IN_FLIGHT = 2  # batches queued per worker (bounds the memory a build holds)
 
 
-class Numbering:
+class Numbering(dict[str | None, int]):
     """Distinct texts numbered in order of first appearance: a million pages' headings are
-    a few hundred thousand texts ("Examples", "See also"), each kept and analysed once."""
+    a few hundred thousand texts ("Examples", "See also"), each kept and analysed once.
+    A dict of text -> number (None -> -1) that numbers a text it lacks when asked for it,
+    so that numbering a batch is one pass in C (`map`) but for the new texts."""
 
     def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
+        super().__init__({None: -1})
         self.texts: list[str] = []
+
+    def __missing__(self, text: str) -> int:
+        number = self[text] = len(self.texts)
+        self.texts.append(text)
+        return number
 
     def numbers(self, values: list[str | None]) -> array:
         """Each value's number (-1 for None), numbering the new ones."""
-        ids = self.ids
-        new = [v for v in dict.fromkeys(values) if v is not None and v not in ids]
-        ids.update(zip(new, itertools.count(len(self.texts))))
-        self.texts.extend(new)
-        return array("l", [-1 if v is None else ids[v] for v in values])
+        return array("l", map(self.__getitem__, values))
+
+
+# Heading titles, heading anchors, symbol names, symbol anchors.
+Numberings = tuple[Numbering, Numbering, Numbering, Numbering]
 
 
 class Headings(NamedTuple):
@@ -102,10 +121,12 @@ class Headings(NamedTuple):
             self.anchors[anchor] if anchor >= 0 else None,
         )
 
-    def extend(self, other: Headings, first_page: int) -> None:
-        """Add another batch's headings (numbered in the same tables), its pages numbered
-        from `first_page`."""
-        _extend_flat(self, other, first_page)
+    def extend(
+        self, other: Headings, first_page: int, titles: Numbering, anchors: Numbering
+    ) -> None:
+        """Add another batch's headings (numbered in tables of its own, renumbered here in
+        `titles` and `anchors`, the tables of these), its pages numbered from `first_page`."""
+        _extend_flat(self, other, first_page, titles, anchors)
 
 
 class Symbols(NamedTuple):
@@ -143,19 +164,33 @@ class Symbols(NamedTuple):
             self.anchors[anchor] if anchor >= 0 else None,
         )
 
-    def extend(self, other: Symbols, first_page: int) -> None:
-        _extend_flat(self, other, first_page)
+    def extend(self, other: Symbols, first_page: int, names: Numbering, anchors: Numbering) -> None:
+        _extend_flat(self, other, first_page, names, anchors)
 
 
-def _extend_flat(mine: Headings | Symbols, other: Headings | Symbols, first_page: int) -> None:
+def _extend_flat(
+    mine: Headings | Symbols,
+    other: Headings | Symbols,
+    first_page: int,
+    texts: Numbering,
+    anchors: Numbering,
+) -> None:
     """Add a batch's flat entries to `mine`, both laid out alike: (page, a small number,
-    text number, anchor number, text table, anchor table), the tables shared."""
-    page, *columns, texts, anchors = mine
-    more_page, *more, more_texts, more_anchors = other
-    assert more_texts is texts and more_anchors is anchors
-    page.extend(array("l", [p + first_page for p in more_page]))
-    for column, added in zip(columns, more, strict=True):
-        column.extend(added)
+    text number, anchor number, text table, anchor table); the batch's numbers are of its
+    own tables, renumbered in `texts` and `anchors` (whose tables are `mine`'s)."""
+    page, small, text, anchor, text_table, anchor_table = mine
+    assert texts.texts is text_table and anchors.texts is anchor_table
+    page.frombytes((np.frombuffer(other.page, dtype=np.int_) + first_page).tobytes())
+    small.extend(other[1])
+    text.frombytes(_renumbered(other[2], other[4], texts))
+    anchor.frombytes(_renumbered(other[3], other[5], anchors))
+
+
+def _renumbered(numbers: array, table: list[str], numbering: Numbering) -> bytes:
+    """Numbers of `table`'s texts (-1: none) as numbers of `numbering`'s (an "l" array's
+    bytes); the texts new to `numbering` are numbered in `table`'s order."""
+    mapping = np.frombuffer(numbering.numbers([*table, None]), dtype=np.int_)
+    return mapping[np.frombuffer(numbers, dtype=np.int_)].tobytes()  # -1 is the last: None
 
 
 def _starts(page: array, size: int) -> np.ndarray:
@@ -209,12 +244,26 @@ class PageColumns:
         fields = (getattr(self, name)[i] for name in PAGE_FIELDS)
         return Page(*fields, outline=outline, symbols=symbols)
 
-    def extend(self, other: PageColumns) -> None:
-        """Add another batch's pages after these."""
-        self.headings.extend(other.headings, len(self))
-        self.symbols.extend(other.symbols, len(self))
+    @classmethod
+    def empty(cls, numberings: Numberings) -> PageColumns:
+        """No pages yet, their texts to be numbered in `numberings`."""
+        titles, anchors, names, symbol_anchors = numberings
+        return cls(
+            *([] for _ in PAGE_FIELDS),
+            headings=Headings.empty(titles, anchors),
+            symbols=Symbols.empty(names, symbol_anchors),
+        )
+
+    def extend(self, other: PageColumns, numberings: Numberings) -> None:
+        """Add another batch's pages after these (its texts numbered in tables of its own,
+        renumbered in `numberings`, those of these pages)."""
+        titles, anchors, names, symbol_anchors = numberings
+        self.headings.extend(other.headings, len(self), titles, anchors)
+        self.symbols.extend(other.symbols, len(self), names, symbol_anchors)
         for name in PAGE_FIELDS:
-            getattr(self, name).extend(getattr(other, name))
+            values = getattr(other, name)
+            # Pages share a few thousand sections: one string each (a million pages: -90 MB).
+            getattr(self, name).extend(map(sys.intern, values) if name == "section" else values)
         self.__dict__.pop("outline_start", None)
         self.__dict__.pop("symbol_start", None)
 
@@ -295,25 +344,86 @@ def _dump_layout(raw: bytes) -> tuple[bytes, int, int] | None:
     return head, start + len(_PAGES_START), len(raw) - len(_PAGES_END)
 
 
-def _page_batches(raw: bytes, start: int, end: int) -> Iterator[list[Any]]:
-    """The pages of the lines raw[start:end], parsed about CHUNK bytes at a time (whole
-    lines); ValueError if a line is not one page of the layout."""
+def _spans(raw: bytes, start: int, end: int) -> list[tuple[int, int]]:
+    """The lines raw[start:end] in runs of whole lines of about CHUNK bytes."""
+    spans = []
     at = start
     while at < end:
         stop = raw.rfind(b"\n", at, min(end, at + CHUNK)) if at + CHUNK < end else end
         if stop <= at:  # one line longer than a chunk
             stop = raw.find(b"\n", at, end)
             stop = end if stop < 0 else stop
-        lines = raw[at:stop].split(b"\n")
-        *rest, last = lines
-        if not all(line.startswith(b"    {") for line in lines):
-            raise ValueError("not the dump layout")
-        if not all(line.endswith(b"},") for line in rest) or not last.endswith(
-            b"}" if stop == end else b"},"
-        ):
-            raise ValueError("not the dump layout")
-        yield json.loads(b"[%b]" % b",".join(line.rstrip(b",") for line in lines))
+        spans.append((at, stop))
         at = stop + 1
+    return spans
+
+
+def parse_lines(lines: bytes, last_of_all: bool) -> PageColumns | None:
+    """The pages of some page lines of the dump layout (`last_of_all`: whether the last line
+    is the list's last), checked, their texts numbered in tables of their own; None if a
+    line is not one page of the layout or a page fails the quick checks. What a worker
+    process does with each batch of a large manifest."""
+    rows = lines.split(b"\n")
+    *rest, last = rows
+    if not all(line.startswith(b"    {") for line in rows):
+        return None
+    if not all(line.endswith(b"},") for line in rest) or not last.endswith(
+        b"}" if last_of_all else b"},"
+    ):
+        return None
+    try:
+        pages = json.loads(b"[%b]" % b",".join(line.rstrip(b",") for line in rows))
+        return _quick(pages, Numbering(), Numbering(), Numbering(), Numbering())
+    except (ValueError, RecursionError):
+        return None
+
+
+def _parsed(raw: bytes, spans: list[tuple[int, int]]) -> Iterator[PageColumns | None]:
+    """`parse_lines` of each span of page lines, in order: in worker processes when there
+    are many (a manifest of hundreds of MB), else here."""
+    end = spans[-1][1] if spans else 0
+    jobs = ((raw[a:b], b == end) for a, b in spans)
+    count = _workers() if len(spans) >= WORKERS_FROM else 0
+    pool = None
+    if count:
+        # Imported here: a worker runs that module as its main, after importing this one.
+        from pinax.search.content_workers import WorkerError, Workers
+
+        try:
+            pool = Workers(count, "manifest")
+        except WorkerError as exc:
+            log.warning("manifest parsed without workers: %s", exc)
+    pending: deque[tuple[tuple[bytes, bool], Future[PageColumns | None] | None]] = deque()
+    try:
+        for job in jobs:
+            pending.append((job, pool.submit(job) if pool is not None else None))
+            while len(pending) > max(1, count * IN_FLIGHT):
+                yield _answer(*pending.popleft())
+        while pending:
+            yield _answer(*pending.popleft())
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _answer(job: tuple[bytes, bool], done: Future[PageColumns | None] | None) -> PageColumns | None:
+    """A batch's pages as its worker parsed them, or parsed here (no worker, or it failed)."""
+    from pinax.search.content_workers import WorkerError  # (see `_parsed`)
+
+    if done is not None:
+        try:
+            return done.result()
+        except (WorkerError, CancelledError) as exc:
+            log.warning("manifest parsed without a worker: %s", exc or "stopped")
+    return parse_lines(*job)
+
+
+def _workers() -> int:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return min(WORKERS, cpus) if cpus > 1 else 0
 
 
 def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> ManifestColumns | None:
@@ -323,21 +433,18 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
         return None
     try:
         data = json.loads(head)
-        numberings = Numbering(), Numbering(), Numbering(), Numbering()
-        columns = None
-        for pages in _page_batches(raw, start, end):
-            found = _quick(pages, *numberings)
-            if found is None:
-                return None
-            if columns is None:
-                columns = found
-            else:
-                columns.extend(found)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(data, dict) or data.get("pages") != [] or columns is None:
+    if not isinstance(data, dict) or data.get("pages") != []:
         return None
-    if len(set(columns.url)) != len(columns):
+    numberings = Numbering(), Numbering(), Numbering(), Numbering()
+    columns = PageColumns.empty(numberings)
+    spans = _spans(raw, start, end)
+    for found in _parsed(raw, spans):
+        if found is None:
+            return None
+        columns.extend(found, numberings)
+    if not spans or len(set(columns.url)) != len(columns):
         return None
     header = manifest_io.from_dict(data, source)
     return ManifestColumns(
@@ -454,10 +561,10 @@ def _entries(
     to take the slow path."""
     if not _all_of(raw, list, type(None)):
         return None
-    counts = [len(r) if r else 0 for r in raw]
-    if max(counts) > most:
+    counts = np.fromiter(map(len, [r or () for r in raw]), dtype=np.int_, count=len(raw))
+    if counts.max(initial=0) > most:
         return None
-    entries = list(itertools.chain.from_iterable(r for r in raw if r))
+    entries = list(itertools.chain.from_iterable(filter(None, raw)))
     if not _all_of(entries, dict):
         return None
     texts = _field(entries, text_key)
@@ -467,14 +574,25 @@ def _entries(
     if not all(texts) or max(map(len, texts), default=0) > MAX_HEADING_LENGTH:
         return None
     ids = _field(entries, "anchor")
-    if not _all_of(ids, str, type(None)):
+    if not _all_of(ids, str, type(None)) or not _anchors(list(filter(None, ids)), ids):
         return None
-    given = [a for a in ids if a is not None]
-    longest = max(map(len, given), default=0)
-    if longest > MAX_HEADING_LENGTH or not all(map(_ANCHOR.fullmatch, given)):
-        return None
-    page = array("l", itertools.chain.from_iterable(map(repeat, range(len(counts)), counts)))
+    page = array("l")
+    page.frombytes(np.repeat(np.arange(len(raw), dtype=np.int_), counts).tobytes())
     return page, entries, texts, ids
+
+
+def _anchors(given: list[str], ids: list[str | None]) -> bool:
+    """Whether the anchors `given` (the strings of `ids`, the rest None) are all anchors:
+    none empty, none longer than MAX_HEADING_LENGTH, no whitespace or `#` in any (checked
+    in their text joined by spaces: no other whitespace, and only the joining spaces)."""
+    if len(given) + ids.count(None) != len(ids):  # an empty one: `filter` left it out
+        return False
+    if max(map(len, given), default=0) > MAX_HEADING_LENGTH:
+        return False
+    joined = " ".join(given)
+    if "#" in joined or _SPACE_BUT_SPACE.search(joined):
+        return False
+    return joined.count(" ") == max(0, len(given) - 1)
 
 
 def _field(pages: list[dict[str, Any]], name: str) -> list[Any]:

@@ -1,8 +1,9 @@
-"""Worker processes for a content build: batches of pages in, their analysis out, over pipes.
+"""Worker processes for large builds: batches in, their analysis out, over pipes (a content
+build's pages, a large manifest's page lines: see `JOBS`).
 
 Plain subprocesses rather than `multiprocessing`: a spawned pool re-imports the caller's
 main module (a script without a main guard would run again), and a forked one copies a
-server's threads and locks. Each worker runs `python -P -m pinax.search.content_workers`
+server's threads and locks. Each worker runs `python -P -m pinax.search.content_workers JOB`
 with the parent's `pinax` first on its path, reads a pickled batch from its stdin and writes
 the pickled result to its stdout (its own pipes: never the MCP channel of a stdio server).
 One thread per worker sends a batch and waits for its result, so the caller keeps reading
@@ -23,7 +24,12 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 _LENGTH = struct.Struct("<Q")
-COMMAND = ("-P", "-m", "pinax.search.content_workers")  # after the interpreter
+COMMAND = ("-P", "-m", "pinax.search.content_workers")  # after the interpreter, then the job
+# What a worker does with each item (the function's arguments), by name: (module, function).
+JOBS = {
+    "content": ("pinax.search.content_build", "analyse"),  # a content build's batch of pages
+    "manifest": ("pinax.search.columns", "parse_lines"),  # a large manifest's page lines
+}
 
 
 class WorkerError(Exception):
@@ -31,10 +37,10 @@ class WorkerError(Exception):
 
 
 class Workers:
-    """`count` worker processes calling `pinax.search.content_build.analyse` (an item is
-    its arguments)."""
+    """`count` worker processes doing one of `JOBS` (by name) with each item (the job's
+    arguments)."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, job: str = "content") -> None:
         root = str(Path(__file__).resolve().parent.parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
@@ -43,7 +49,7 @@ class Workers:
             for _ in range(count):
                 self._processes.append(
                     subprocess.Popen(
-                        [sys.executable, *COMMAND],
+                        [sys.executable, *COMMAND, job],
                         stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE,
                         env=env,
@@ -126,6 +132,8 @@ def serve(work: Callable[[Any], Any]) -> None:
 
 
 if __name__ == "__main__":
-    from pinax.search.content_build import analyse
+    import importlib
 
-    serve(lambda work: analyse(*work))
+    module, name = JOBS[sys.argv[1] if len(sys.argv) > 1 else "content"]
+    job = getattr(importlib.import_module(module), name)
+    serve(lambda work: job(*work))

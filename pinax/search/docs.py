@@ -121,9 +121,7 @@ class Docs:
             if index:
                 base = site["base_path"]
                 paths = page_paths(paths, base)
-                arrays = build(manifest.pages, base, _handed_over(paths))
-                for name in list(arrays):
-                    add(name, arrays.pop(name))
+                build(manifest.pages, base, _handed_over(paths), add)  # handed over as made
         return {
             "name": manifest.name,
             "url": manifest.url,

@@ -15,9 +15,11 @@ A query costs in proportion to the postings it reads, not to the pages. When eve
 is on at most `SHORT_MAX` pages, all postings are added up by a compiled loop that keeps the k
 best (`pinax.search.kernels`, which also finds the heading a hit names). Otherwise only the
 short lists (rare words, the ones that decide) are added up, and the common words are looked
-up by binary search for the candidates that can still reach the top; pages only common words
-reach come from a threshold algorithm over those words' highest weights first. Both give the
-exact top k (tests/test_index_topk.py).
+up by binary search for the candidates that can still reach the top (a list at a time,
+dropping the pages that no longer can); pages only common words reach come from a threshold
+algorithm over those words' highest weights first, or, once that has read more than it would,
+from MaxScore by whole arrays: the longest lists whose bounds fit under the k-th best so far
+are only looked up, the others added up. All give the exact top k (tests/test_index_topk.py).
 Every query word is searched as typed. Beside a word the index does not know, a correction
 (edit distance) or completions (prefix) may be added at a lower weight, or, when nothing else
 of the query is found, known words containing it (substring); never for short words, words
@@ -78,6 +80,10 @@ SAMPLE = 4096  # candidates sampled to set the first bar
 HEADING_COVER = 0.5  # a hit names a heading that covers at least this share of the query
 DENSE_LOOKUP = 8  # pages looked up at once past 1/8 of a list's length: spread the list
 SORT_MAX = 1024  # distinct pages of an array this long or shorter are found by sorting
+DENSE_PASSES = 4  # times `_top_dense` reads each posting it adds up (gather, add, scatter, clear)
+LOOKUP_PASSES = 4  # ...and what a posting `_lookup` reads costs beside that
+BEST_LOOKING = 4  # times k pages the rare terms rank first, scored fully for a first bar
+BAR_MARGIN = 1e-5  # float32 sums of a page's weights may exceed the exact sum by this share
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
 FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
@@ -474,7 +480,9 @@ class SearchIndex:
         sets the bar) are scored fully by binary search in the long terms' lists. Then, for
         pages that only long terms reach, a threshold algorithm: expand the long term whose
         unseen pages could still score most (highest weights first), until the k-th best
-        beats them all."""
+        beats them all; or, once that has read more than reading the lists that can still
+        matter whole would (a query of common words only, whose best pages are far down
+        every list), `_top_dense` from the k-th best found so far."""
         work = self._scratch()
         scratch, seen = work.scores, work.seen
         short = sorted(
@@ -489,6 +497,8 @@ class SearchIndex:
         found_docs: list[np.ndarray] = []
         found_scores: list[np.ndarray] = []
         threshold = 0.0
+        spent = 0  # postings the threshold algorithm has read (see `_lookup_cost`)
+        deep = False  # stopped for `_top_dense`
         try:
             for t in short:
                 docs, values = self.postings(t)
@@ -501,18 +511,31 @@ class SearchIndex:
                 partial = scratch[candidates]
                 # The best-looking candidates, scored fully, set the bar for the others.
                 best = work.distinct(candidates[partial >= _bar(partial, k * (len(added) + 1))])
-                floor = _kth(scratch[best] + self._lookup(best, lists), k) - sum(bounds)
-                candidates = work.distinct(candidates[partial >= floor])
+                pages = None
+                if len(best) < k:  # (a page on many of the terms is many of the candidates)
+                    pages = work.distinct(candidates)
+                    best = _best(pages, scratch, BEST_LOOKING * k)
+                bar = _kth(scratch[best] + self._lookup(best, lists), k)
+                if pages is None:
+                    candidates = work.distinct(candidates[partial >= bar - sum(bounds)])
+                else:
+                    candidates = pages[scratch[pages] >= bar - sum(bounds)]
                 seen[candidates] = True
                 marked.append(candidates)
-                found_docs.append(candidates)
-                found_scores.append(scratch[candidates] + self._lookup(candidates, lists))
-                threshold = _kth(found_scores[0], k)
+                docs, scores = self._reaching(candidates, scratch[candidates], lists, bounds, bar)
+                found_docs.append(docs)
+                found_scores.append(scores)
+                threshold = _kth(scores, k)
             depths = [0] * len(long)
             while long and (sum(bounds) > threshold or sum(map(len, found_docs)) < k):
                 i = max(range(len(long)), key=bounds.__getitem__)
                 if bounds[i] <= 0.0:
                     break
+                spent += LOOKUP_PASSES * self._lookup_cost(self._step(long[i], depths[i]), lists)
+                if spent > self._dense_cost(weights, threshold):
+                    deep = True  # `_top_dense` below, once the work arrays are clean
+                    break
+                before = bounds[:]  # what an unseen page may have from each list
                 new, bounds[i], depths[i] = self._next(long[i], lists[i][0], depths[i], lists[i][2])
                 new = new.astype(np.intp)
                 new = new[~seen[new]]
@@ -520,15 +543,19 @@ class SearchIndex:
                     continue
                 seen[new] = True
                 marked.append(new)
-                found_docs.append(new)
                 # Short terms add nothing here: their pages were all candidates above.
-                found_scores.append(self._lookup(new, lists))
+                none = np.zeros(len(new), dtype=np.float32)
+                docs, scores = self._reaching(new, none, lists, before, threshold)
+                found_docs.append(docs)
+                found_scores.append(scores)
                 threshold = _kth(np.concatenate(found_scores), k)
         finally:
             for docs in added:
                 scratch[docs] = 0.0
             for docs in marked:
                 seen[docs] = False
+        if deep:
+            return self._top_dense(weights, k, threshold)
         if not found_docs:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         docs = np.concatenate(found_docs)
@@ -537,6 +564,99 @@ class SearchIndex:
             keep = np.argpartition(scores, len(scores) - k)[-k:]
             docs, scores = docs[keep], scores[keep]
         return docs, scores
+
+    def _top_dense(
+        self, weights: dict[int, float], k: int, bar: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """MaxScore by whole arrays, given `bar`, a score some k pages reach: terms whose
+        highest weights add up to less than it are only looked up, as a page only they
+        reach cannot reach it (the longest lists that fit, see `_skipped`); the others'
+        postings are added up densely, and their pages within reach of the bar (with what
+        the looked-up terms may add) are scored fully."""
+        work = self._scratch()
+        scratch = work.scores
+        skipped, added_up = self._skipped(weights, bar)
+        bounds = [self._term_max.item(t) * weights[t] for t in skipped]
+        added: list[np.ndarray] = []
+        try:
+            for t in added_up:
+                docs, values = self.postings(t)
+                docs = docs.astype(np.intp)  # intp: see _top_short; a term's pages are distinct
+                w = weights[t]
+                scratch[docs] += values if w == 1.0 else values * np.float32(w)
+                added.append(docs)
+            reach = bar * (1 - BAR_MARGIN) - sum(bounds)
+            candidates = np.concatenate(
+                [docs[scratch[docs] >= reach] for docs in added] or [np.zeros(0, dtype=np.intp)]
+            )
+            if len(added) > 1:
+                candidates = work.distinct(candidates)
+            scores = scratch[candidates]
+        finally:
+            for docs in added:
+                scratch[docs] = 0.0
+        if skipped:
+            lists = [(*self.postings(t), np.float32(weights[t])) for t in skipped]
+            candidates, scores = self._reaching(candidates, scores, lists, bounds, bar)
+        if len(candidates) > k:
+            keep = np.argpartition(scores, len(scores) - k)[-k:]
+            candidates, scores = candidates[keep], scores[keep]
+        return candidates, scores
+
+    def _skipped(self, weights: dict[int, float], bar: float) -> tuple[list[int], list[int]]:
+        """(the terms `_top_dense` only looks up, those it adds up): the longest lists first
+        whose bounds, added up, stay below the bar (any such set would do: a page only they
+        reach cannot reach it; the longest spare the most reading)."""
+        skipped, added_up = [], []
+        room = bar * (1 - BAR_MARGIN)
+        for t in sorted(weights, key=lambda t: (-self._df(t), t)):
+            bound = self._term_max.item(t) * weights[t]
+            if bound < room:
+                skipped.append(t)
+                room -= bound
+            else:
+                added_up.append(t)
+        return skipped, added_up
+
+    def _dense_cost(self, weights: dict[int, float], bar: float) -> int:
+        """What `_top_dense` would read (postings, each read a few times) from this bar."""
+        return DENSE_PASSES * sum(self._df(t) for t in self._skipped(weights, bar)[1])
+
+    def _step(self, term: int, depth: int) -> int:
+        """How many pages `_next` would expand (see there)."""
+        s, e = self._impact_start.item(term), self._impact_start.item(term + 1)
+        if e == s:
+            return self._df(term)
+        return min(e - s, max(FIRST_DEPTH, depth * 4)) - depth
+
+    @staticmethod
+    def _lookup_cost(count: int, lists: list[tuple[np.ndarray, np.ndarray, np.float32]]) -> int:
+        """What `_lookup` of `count` pages reads, in postings: a binary search costs about
+        DENSE_LOOKUP postings read in a row, and a list is never read more than whole."""
+        return sum(min(count * DENSE_LOOKUP, len(pages)) for pages, _, _ in lists)
+
+    def _reaching(
+        self,
+        docs: np.ndarray,
+        partial: np.ndarray,
+        lists: list[tuple[np.ndarray, np.ndarray, np.float32]],
+        bounds: list[float],
+        bar: float,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The pages of `docs` that may still reach `bar` once the terms of `lists` are added
+        to what they have (`partial`), and their scores: the lists are looked up highest
+        bound first, and a page whose score so far and the bounds of the lists left fall
+        below the bar is dropped (none of the best pages is: `bar` is a score some k pages
+        reach, and `bounds` bound what a page of `docs` has from each list)."""
+        left = sum(bounds)
+        reach = bar * (1 - BAR_MARGIN)
+        for i in sorted(range(len(lists)), key=lambda i: -bounds[i]):
+            keep = partial >= reach - left
+            if not keep.all():
+                docs, partial = docs[keep], partial[keep]
+            partial = partial + self._lookup(docs, lists[i : i + 1])
+            left -= bounds[i]
+        return docs, partial
 
     def _df(self, term: int) -> int:
         return self._post_start.item(term + 1) - self._post_start.item(term)
@@ -708,6 +828,13 @@ def _bar(values: np.ndarray, count: int) -> float:
     sample = values[::step]
     rank = max(1, count * len(sample) // len(values))
     return float(np.partition(sample, len(sample) - rank)[len(sample) - rank])
+
+
+def _best(pages: np.ndarray, scores: np.ndarray, count: int) -> np.ndarray:
+    """The `count` pages of the highest `scores[page]` (all, if no more)."""
+    if len(pages) <= count:
+        return pages
+    return pages[np.argpartition(scores[pages], -count)[-count:]]
 
 
 def _kth(scores: np.ndarray, k: int) -> float:

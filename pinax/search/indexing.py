@@ -25,10 +25,11 @@ import itertools
 import re
 import zlib
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
 from operator import itemgetter
+from typing import NamedTuple
 from urllib.parse import unquote
 
 import numpy as np
@@ -64,6 +65,7 @@ IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
 ANALYSED = 1 << 18  # distinct chunks analysed at a time
 MIN_PLURAL = 4  # shorter words ending in s are not taken for plurals
+_ALL_BITS = np.uint64(0xFFFFFFFF)
 
 
 def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
@@ -127,25 +129,28 @@ class _Chunks:
     """Distinct chunks and what they analyse to, as flat arrays indexed by chunk id."""
 
     def __init__(self) -> None:
-        self.ids: dict[str, int] = {}
+        self.ids = _Numbers()  # chunk -> its id
         self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
         self.words: dict[str, int] = {}  # written word -> term id
         self.plain: set[str] = set()  # written words that are not joined identifiers
         self.sources: set[str] = set()  # written words of titles, headings and symbols
         self._stem = stemmer()  # many words at a time
 
-    def number(self, texts: Iterable[str]) -> tuple[np.ndarray, np.ndarray]:
+    def number(self, texts: Iterable[str], distinct: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """Chunk ids of many texts, concatenated, and how many chunks each text has (each
-        distinct text is cut into chunks once)."""
+        distinct text is cut into chunks once; `distinct`: the texts are)."""
         texts = texts if isinstance(texts, list) else list(texts)
-        distinct: dict[str, int] = {}
-        _number_new(distinct, texts)
-        which = np.fromiter(map(distinct.__getitem__, texts), dtype=np.int64, count=len(texts))
-        lists = list(map(chunks, distinct))
+        which = None
+        if not distinct:
+            numbers = _Numbers()
+            which = np.fromiter(map(numbers.__getitem__, texts), dtype=np.int64, count=len(texts))
+            texts = list(numbers)
+        lists = list(map(chunks, texts))
         every = list(itertools.chain.from_iterable(lists))
-        _number_new(self.ids, every)
         numbered = np.fromiter(map(self.ids.__getitem__, every), dtype=np.int64, count=len(every))
         per_text = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        if which is None:
+            return numbered, per_text
         starts = np.cumsum(per_text) - per_text
         return numbered[ragged(starts[which], per_text[which])], per_text[which]
 
@@ -214,6 +219,15 @@ class _Chunks:
         return count, term, half, length, full_count, term[full]
 
 
+class _Numbers(dict[str, int]):
+    """Strings numbered in order of first appearance, each when first asked for: numbering
+    many is one pass in C (`map(numbers.__getitem__, ...)`) but for the new ones."""
+
+    def __missing__(self, key: str) -> int:
+        number = self[key] = len(self)
+        return number
+
+
 def _number_new(ids: dict[str, int], values: Iterable[str]) -> None:
     """Give the values `ids` lacks the next numbers, in order of first appearance."""
     ids.update(
@@ -271,10 +285,16 @@ def _field(
 
 
 def build(
-    pages: PageColumns, base_path: str = "", paths: list[str] | None = None
+    pages: PageColumns,
+    base_path: str = "",
+    paths: list[str] | None = None,
+    add: Callable[[str, np.ndarray], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """The arrays of a search index over a manifest's pages (see `SearchIndex` for each);
-    `paths` are their `page_path`s if the caller has them already."""
+    `paths` are their `page_path`s if the caller has them already. With `add`, arrays are
+    handed to it as soon as they are made (and not returned), so that a million pages'
+    are not all in memory at once."""
+    made = _Made(add)
     size = len(pages)
     every = np.arange(size, dtype=np.int64)
     if paths is None:
@@ -299,10 +319,10 @@ def build(
     slug_ids, slug_n = analysis.number(slugs)
     del slugs
     del paths
-    section_ids, section_n = analysis.number(sections)
+    section_ids, section_n = analysis.number(list(sections), distinct=True)
     text_ids, text_n = analysis.number(pages.description[i] for i in described)  # type: ignore[misc]
     headings = pages.headings
-    text_chunks, text_n_chunks = analysis.number(headings.titles)
+    text_chunks, text_n_chunks = analysis.number(headings.titles, distinct=True)
     symbols = pages.symbols
     found = analysis.arrays([title_ids, text_chunks])
     distinct = len(headings.titles)
@@ -323,45 +343,65 @@ def build(
     del stems, stem_page
     shown = _not_symbols(headings, symbols)  # a heading that is a symbol counts as the symbol
     fields.append(_texts_of_pages(each_text, headings.title, headings.page, size, shown))
-    fields.append(_once(_texts_of_pages(each_name, symbols.name, symbols.page, size), size))
-    rank = _term_ranks(analysis)
-    arrays = _term_texts(each_text, rank)
-    arrays.update(_symbol_terms(each_name, symbols.name, rank))
-    del each_name
-    arrays.update(_title_terms(fields[0], rank, size))
+    rank = _term_ranks(analysis)  # (every term is known by now)
+    made.update(_term_texts(each_text, rank))
+    made.update(_symbol_terms(each_name, symbols.name, rank))
+    made.update(_title_terms(fields[0], rank, size))
     del each_text
-    arrays.update(_postings(analysis, fields, size, depth_prior(depths), rank))
-    arrays["title_key"] = title_keys
-    arrays["doc_depth"] = depths
+    fields.append(_symbol_field(each_name, symbols, size))  # (made as it is packed)
+    del each_name
+    made.update(_postings(analysis, fields, size, depth_prior(depths), rank))
+    made.update({"title_key": title_keys, "doc_depth": depths})
     heading_text_of = np.frombuffer(headings.title, dtype=np.int_)
-    arrays.update(build_vectors(pages.title, headings.titles, heading_text_of))  # needs the model
-    return arrays
+    made.update(build_vectors(pages.title, headings.titles, heading_text_of))  # needs the model
+    return made.kept
+
+
+class _Made:
+    """The arrays made so far: handed to `add` at once, if given, else kept."""
+
+    def __init__(self, add: Callable[[str, np.ndarray], None] | None) -> None:
+        self.add = add
+        self.kept: dict[str, np.ndarray] = {}
+
+    def update(self, arrays: dict[str, np.ndarray]) -> None:
+        if self.add is None:
+            self.kept.update(arrays)
+            return
+        for name in list(arrays):
+            self.add(name, arrays.pop(name))
 
 
 def _not_symbols(headings: Headings, symbols: Symbols) -> np.ndarray | None:
     """Which headings are not also a symbol of their page (the same anchor: mkdocstrings
-    gives each documented name a heading), or None when all are not."""
+    gives each documented name a heading), or None when all are not. Only the headings
+    whose anchor is some symbol's, and the symbols whose anchor is such a heading's, are
+    compared by (page, anchor)."""
     if not len(symbols.page) or not len(headings.page):
         return None
     number = {anchor: at for at, anchor in enumerate(symbols.anchors)}
     as_symbol = np.array([number.get(a, -1) for a in headings.anchors] or [-1], dtype=np.int64)
     heading_anchor = np.frombuffer(headings.anchor, dtype=np.int_)
     mapped = np.where(heading_anchor >= 0, as_symbol[np.maximum(heading_anchor, 0)], -1)
+    named = np.flatnonzero(mapped >= 0)  # headings whose anchor some symbol has
+    if not len(named):
+        return None
     width = len(symbols.anchors) + 1
-    heading_key = np.frombuffer(headings.page, dtype=np.int_) * width + mapped
-    symbol_key = np.frombuffer(symbols.page, dtype=np.int_) * width + np.frombuffer(
-        symbols.anchor, dtype=np.int_
-    )
-    both = (mapped >= 0) & np.isin(
-        heading_key, symbol_key[np.frombuffer(symbols.anchor, dtype=np.int_) >= 0]
-    )
+    wanted = np.zeros(width, dtype=bool)  # (the last: no anchor)
+    wanted[mapped[named]] = True
+    symbol_anchor = np.frombuffer(symbols.anchor, dtype=np.int_)
+    kept = np.flatnonzero(wanted[symbol_anchor])
+    symbol_key = np.frombuffer(symbols.page, dtype=np.int_)[kept] * width + symbol_anchor[kept]
+    heading_key = np.frombuffer(headings.page, dtype=np.int_)[named] * width + mapped[named]
+    both = np.zeros(len(mapped), dtype=bool)
+    both[named] = np.isin(heading_key, symbol_key)
     return None if not both.any() else ~both
 
 
 def _texts_of_pages(
     each_text: _Field,
-    text_of: array,
-    page_of: array,
+    text_of: array | np.ndarray,
+    page_of: array | np.ndarray,
     size: int,
     keep: np.ndarray | None = None,
 ) -> _Field:
@@ -439,6 +479,45 @@ def _symbol_tokens(analysis: _Chunks, names: list[str]) -> _Field:
     )
 
 
+class _Blocks(NamedTuple):
+    """A field made a block of pages at a time as it is packed (see `_packed`): at most
+    `most` tokens, in `blocks`."""
+
+    most: int
+    blocks: Iterator[_Field]
+
+
+def _symbol_field(each_name: _Field, symbols: Symbols, size: int) -> _Blocks:
+    """The symbol field: the tokens of every symbol's name (`each_name` is filed by distinct
+    name) filed under its page, each term at most once a page (`_once`); made a block of
+    pages at a time, so that a million pages' tens of millions of tokens are never all in
+    memory but packed."""
+    page = np.frombuffer(symbols.page, dtype=np.int_)
+    name = np.frombuffer(symbols.name, dtype=np.int_)
+    count = np.bincount(each_name.doc, minlength=len(each_name.lengths))
+    ends = np.cumsum(count[name])  # where each symbol's tokens end
+    blocks = (
+        _once(_texts_of_pages(each_name, name[a:b], page[a:b], size), size)
+        for a, b in _page_blocks(page, ends)
+    )
+    return _Blocks(int(ends[-1]) if len(ends) else 0, blocks)
+
+
+def _page_blocks(page: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
+    """Runs of entries (in page order) with about BLOCK * 4 tokens each (`ends`: where each
+    entry's tokens end), never splitting a page."""
+    bounds = [0]
+    while bounds[-1] < len(page):
+        start = bounds[-1]
+        goal = (int(ends[start - 1]) if start else 0) + BLOCK * 4
+        at = int(np.searchsorted(ends, goal, side="right"))
+        at = max(at, start + 1)
+        if at < len(page):  # to the end of that page
+            at = int(np.searchsorted(page, page[at - 1], side="right"))
+        bounds.append(min(at, len(page)))
+    return list(itertools.pairwise(bounds))
+
+
 def _once(field: _Field, size: int) -> _Field:
     """A field with each term at most once a page (a full-weight occurrence over a part's):
     a page documenting 200 names with `widget` in them is not 200 times about widgets; its
@@ -487,28 +566,40 @@ def _symbol_terms(each_name: _Field, name_of: array, rank: np.ndarray) -> dict[s
     by their number over all pages, ascending), and how many tokens each has, so that a hit
     names the symbol that answers by a few binary searches in the page's range of symbols.
     A name's tokens are distinct (see `_symbol_tokens`), so each (term, symbol) pair is one
-    packed key (term, symbol, part), and one sort of the keys makes the lists."""
+    packed key (term, symbol, part), and one sort of the keys makes the lists; the keys are
+    made and read a block of symbols at a time (millions of symbols have tens of millions)."""
     name = np.frombuffer(name_of, dtype=np.int_)
     count = np.bincount(each_name.doc, minlength=len(each_name.lengths))  # doc is sorted
     start = np.cumsum(count) - count
     size = np.minimum(count[name], np.iinfo(np.uint16).max).astype(np.uint16)
     token = rank[each_name.term].astype(np.int64) << 33  # a distinct name's tokens, packed
     token |= each_name.half.astype(np.int64)
-    at = ragged(start[name], count[name])
-    key = token[at]
-    del at
-    symbol = np.repeat(np.arange(len(name), dtype=np.int64), count[name])
-    symbol <<= 1
-    key |= symbol
-    del symbol
+    ends = np.cumsum(count[name])
+    key = np.empty(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
+    for a, b in _page_blocks(np.arange(len(name)), ends):  # (each symbol its own "page")
+        tokens = count[name[a:b]]
+        part = token[ragged(start[name[a:b]], tokens)]
+        symbol = np.repeat(np.arange(a, b, dtype=np.int64), tokens)
+        symbol <<= 1
+        part |= symbol
+        first = int(ends[a - 1]) if a else 0
+        key[first : first + len(part)] = part
     key.sort()
-    per_term = np.bincount(key >> 33, minlength=len(rank))
+    per_term = np.zeros(len(rank), dtype=np.int64)
+    term_symbol = np.empty(len(key), dtype=np.int32)
+    part_of = np.empty(len(key), dtype=bool)
+    for a in range(0, len(key), BLOCK):
+        block = key[a : a + BLOCK]
+        per_term += np.bincount(block >> 33, minlength=len(rank))
+        term_symbol[a : a + BLOCK] = (block >> 1) & ((1 << 32) - 1)
+        part_of[a : a + BLOCK] = block & 1
+    del key
     term_start = np.zeros(len(rank) + 1, dtype=np.int64)
     np.cumsum(per_term, out=term_start[1:])
     return {
         "term_symbol_start": narrow(term_start),
-        "term_symbol": ((key >> 1) & ((1 << 32) - 1)).astype(np.int32),
-        "term_symbol_part": (key & 1).astype(bool),  # only a part of a joined word of the name
+        "term_symbol": term_symbol,
+        "term_symbol_part": part_of,  # only a part of a joined word of the name
         "symbol_size": size,  # tokens of each symbol's name: the fewer, the more specific
     }
 
@@ -602,19 +693,23 @@ def _title_keys(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: in
 
 
 def _postings(
-    analysis: _Chunks, fields: list[_Field], size: int, prior: np.ndarray, rank: np.ndarray
+    analysis: _Chunks,
+    fields: list[_Field | _Blocks],
+    size: int,
+    prior: np.ndarray,
+    rank: np.ndarray,
 ) -> dict[str, np.ndarray]:
     ordered_terms = sorted(analysis.terms)
-
-    lengths = np.stack([f.lengths for f in fields]) if size else np.zeros((len(FIELDS), 0))
+    doc_bits = max(1, size.bit_length())
+    key, field_lengths = _packed(fields, rank, doc_bits, size)
+    lengths = np.stack(field_lengths) if size else np.zeros((len(FIELDS), 0))
+    del field_lengths
     averages = np.maximum(lengths.mean(axis=1) if size else np.ones(len(FIELDS)), 1e-9)
     # What one occurrence weighs in each field of each page: field weight / length norm.
     b = np.asarray(FIELD_B)[:, None]
     scale = np.asarray(FIELD_WEIGHTS)[:, None] / ((1.0 - b) + b * lengths / averages[:, None])
     scale = scale.astype(np.float32).ravel()
     del lengths
-    doc_bits = max(1, size.bit_length())
-    key = _packed(fields, rank, doc_bits)
     # numpy sorts without the GIL: the vocabulary (all Python) is made meanwhile.
     with ThreadPoolExecutor(1) as pool:
         sorting = pool.submit(key.sort)
@@ -623,13 +718,13 @@ def _postings(
         arrays.update(build_words(analysis.words, analysis.sources, rank))
         sorting.result()
     new = _run_starts(key)
-    post_term, post_doc, tf = _merge_runs(key, new, scale, size, doc_bits)
+    df, post_doc, tf = _merge_runs(key, new, scale, size, doc_bits, len(ordered_terms))
     del key, new, scale
 
-    df = np.bincount(post_term, minlength=len(ordered_terms))
     term_idf = idf(df.astype(np.float64), size)
+    post_term = np.repeat(np.arange(len(df), dtype=np.int32), df)  # (made once the keys are gone)
     post_weight = _weights(term_idf, tf, prior, post_term, post_doc)
-    del tf
+    del tf, post_term
     post_start = np.zeros(len(ordered_terms) + 1, dtype=np.int64)
     np.cumsum(df, out=post_start[1:])
     term_max = np.zeros(len(ordered_terms), dtype=np.float32)
@@ -649,25 +744,41 @@ def _postings(
     return arrays
 
 
-def _packed(fields: list[_Field], rank: np.ndarray, doc_bits: int) -> np.ndarray:
-    """Every token as one 64-bit key (term rank, page, field, half weight), field by field;
-    each field is freed once packed, and no temporary is larger than one field's pages."""
-    key = np.empty(sum(len(f.term) for f in fields), dtype=np.int64)
+def _packed(
+    fields: list[_Field | _Blocks], rank: np.ndarray, doc_bits: int, size: int
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Every token as one 64-bit key (term rank, page, field, half weight), field by field
+    (a field made in blocks, block by block) and BLOCK tokens at a time (no temporary is
+    larger than a block); each field is freed once packed. And each field's page lengths."""
+    most = sum(f.most if isinstance(f, _Blocks) else len(f.term) for f in fields)
+    key = np.empty(most, dtype=np.int64)
+    lengths = []
     at = 0
     for i in range(len(fields)):
-        f = fields[i]
-        part = key[at : at + len(f.term)]
-        np.take(rank, f.term, out=part)
+        field = fields[i]
+        fields[i] = None  # type: ignore[call-overload]  # freed once packed
+        parts = field.blocks if isinstance(field, _Blocks) else iter([field])
+        total = np.zeros(size)
+        for part in parts:
+            _pack(key[at : at + len(part.term)], part, rank, doc_bits, i)
+            at += len(part.term)
+            total += part.lengths
+        lengths.append(total)
+    return key[:at], lengths
+
+
+def _pack(key: np.ndarray, field: _Field, rank: np.ndarray, doc_bits: int, number: int) -> None:
+    """A field's tokens into their keys, BLOCK at a time."""
+    for a in range(0, len(field.term), BLOCK):
+        b = min(len(field.term), a + BLOCK)
+        part = key[a:b]
+        np.take(rank, field.term[a:b], out=part)
         part <<= doc_bits + 4
-        doc = f.doc.astype(np.int64)
+        doc = field.doc[a:b].astype(np.int64)
         doc <<= 4
         part |= doc
-        del doc
-        part |= f.half
-        part |= i << 1
-        at += len(f.term)
-        fields[i] = None  # type: ignore[call-overload]  # free each field once packed
-    return key
+        part |= field.half[a:b]
+        part |= number << 1
 
 
 def _run_starts(key: np.ndarray) -> np.ndarray:
@@ -695,12 +806,14 @@ def _block_bounds(new: np.ndarray) -> list[int]:
 
 
 def _merge_runs(
-    key: np.ndarray, new: np.ndarray, scale: np.ndarray, size: int, doc_bits: int
+    key: np.ndarray, new: np.ndarray, scale: np.ndarray, size: int, doc_bits: int, terms: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each run's term and page, and its weighted frequency (the sum of what each of its
-    occurrences weighs); a block at a time, straight into arrays of the postings' size."""
+    """How many pages each of the `terms` has, and each run's page and weighted frequency
+    (the sum of what each of its occurrences weighs), in key order; a block at a time,
+    straight into arrays of the postings' size (each run's term is not kept: the counts
+    give it)."""
     total = int(np.count_nonzero(new))
-    post_term = np.empty(total, dtype=np.int32)
+    df = np.zeros(terms, dtype=np.int64)
     post_doc = np.empty(total, dtype=np.int32)
     tf = np.empty(total, dtype=np.float32)
     page = (1 << doc_bits) - 1
@@ -711,13 +824,13 @@ def _merge_runs(
         starts = np.flatnonzero(new[a:b])
         heads = block[starts]
         end = at + len(starts)
-        post_term[at:end] = heads >> (doc_bits + 4)
+        df += np.bincount(heads >> (doc_bits + 4), minlength=terms)
         post_doc[at:end] = (heads >> 4) & page
         part = scale[((block >> 1) & 7) * size + ((block >> 4) & page)]  # (field, page)
         part[(block & 1).astype(bool)] *= PART_WEIGHT
         tf[at:end] = np.add.reduceat(part, starts)
         at = end
-    return post_term, post_doc, tf
+    return df, post_doc, tf
 
 
 def _weights(
@@ -755,9 +868,14 @@ def _impacts(
     impact_bound = np.empty(int(bound_start[-1]), dtype=np.float32)
     for t in long_terms.tolist():
         s, e = post_start[t], post_start[t + 1]
-        order = np.argsort(-post_weight[s:e], kind="stable")
-        impact_doc[impact_start[t] : impact_start[t + 1]] = post_doc[s:e][order]
-        impact_bound[bound_start[t] : bound_start[t + 1]] = post_weight[s:e][order[::IMPACT_BLOCK]]
+        # (weight, page) as one key: a positive float's bits order as the float does, so
+        # the bits' complement sorts by weight descending, ties by page.
+        key = (_ALL_BITS - post_weight[s:e].view(np.uint32).astype(np.uint64)) << np.uint64(32)
+        key |= post_doc[s:e].astype(np.uint64)
+        key.sort()
+        impact_doc[impact_start[t] : impact_start[t + 1]] = key & _ALL_BITS
+        bits = (_ALL_BITS - (key[::IMPACT_BLOCK] >> np.uint64(32))).astype(np.uint32)
+        impact_bound[bound_start[t] : bound_start[t + 1]] = bits.view(np.float32)
     return {
         "impact_start": impact_start,
         "impact_doc": impact_doc,

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pinax.search import kernels
+from pinax.search import kernels, vocabulary
 from pinax.search.index import Scratch
 
 
@@ -146,12 +146,28 @@ def test_arrays_of_another_type_are_refused_when_the_loops_are_made() -> None:
         kernels.Kernels(arrays)
 
 
-def test_the_words_filed_under_keys_are_every_word_of_each_key() -> None:
+def test_the_words_filed_near_a_word_are_those_its_deletions_are_filed_under() -> None:
+    """The compiled deletions and their CRC-32s are the index's own (`vocabulary.deletions`
+    and `zlib.crc32`), one and two characters away, for ASCII and other letters alike."""
     rng = np.random.default_rng(9)
-    keys = np.sort(rng.integers(0, 50, 400).astype(np.uint32))
-    words = rng.integers(0, 1000, 400).astype(np.int32)
-    for wanted in ([], [0], [3, 7, 49], [51, 2**32 - 1], list(range(60))):
-        expected = {int(w) for k, w in zip(keys, words, strict=True) if int(k) in wanted}
-        assert kernels.filed_under(keys, words, wanted) == expected
-    # A key array longer than its words (a tampered index): only the pairs both have count.
-    assert kernels.filed_under(keys, words[:10], list(range(60))) == set(words[:10].tolist())
+    words = ("templates", "a", "ab", "serializr", "überprüfen", "naïve", "日本語文字", "x" * 40)
+    for word in words:
+        variants = sorted(vocabulary.deletions(word, 2))
+        ones = {word, *vocabulary._one_away(word)}
+        keys = np.array(vocabulary._filing_keys(variants), dtype=np.uint32)
+        order = np.argsort(keys, kind="stable")
+        keys, owners = keys[order], np.arange(len(variants), dtype=np.int32)[order]
+        # Some other keys filed too, so that a lookup has neighbours to miss.
+        noise = rng.integers(0, 2**32, 50).astype(np.uint32)
+        keys = np.concatenate([keys, noise])
+        owners = np.concatenate([owners, np.full(50, -1, dtype=np.int32)])
+        order = np.argsort(keys, kind="stable")
+        keys, owners = keys[order], owners[order]
+        near = {variants.index(v) for v in ones}
+        two = {variants.index(v) for v in vocabulary._two_away(vocabulary._one_away(word))}
+        found_one = kernels.filed_near(keys, owners, word.encode(), 1) - {-1}
+        found_two = kernels.filed_near(keys, owners, word.encode(), 2) - {-1}
+        assert found_one == near, word
+        assert found_two == two, word
+    # Keys longer than their words (a tampered index): only the pairs both have count.
+    assert kernels.filed_near(keys, owners[:0], b"word", 1) == set()

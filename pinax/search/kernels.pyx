@@ -588,19 +588,69 @@ cdef inline void _sift_down(float[::1] heap_score, int32_t[::1] heap_doc, Py_ssi
     heap_doc[c] = doc
 
 
-def filed_under(const uint32_t[::1] keys, const int32_t[::1] words, list wanted):
-    """The words (numbers) filed under any of the `wanted` keys in a deletion index: `keys`
+def filed_near(const uint32_t[::1] keys, const int32_t[::1] words, bytes word,
+               int deleted):
+    """The words (numbers) filed, in a deletion index, under the strings made of `word`
+    (UTF-8) with `deleted` characters taken out: 1, the word itself and every string one
+    deletion away; 2, every string two away. `keys` (CRC-32s, as `zlib.crc32` makes them)
     ascending, `words[i]` filed under `keys[i]` (see `pinax.search.vocabulary`)."""
+    cdef const unsigned char[::1] text = word
+    cdef Py_ssize_t length = len(word), count = 0, i, j
     cdef set found = set()
-    cdef int64_t at, count = min(keys.shape[0], words.shape[0])
-    cdef uint32_t key
-    for value in wanted:
-        key = value
-        at = _lower_key(keys, count, key)
-        while at < count and keys[at] == key:
-            found.add(words[at])
-            at += 1
+    cdef int64_t filed = min(keys.shape[0], words.shape[0])
+    cdef int64_t[::1] starts = array.clone(INT64, length + 1, False)  # each character's
+    for i in range(length):
+        if text[i] & 0xC0 != 0x80:  # not a UTF-8 continuation byte
+            starts[count] = i
+            count += 1
+    starts[count] = length
+    if deleted == 1:
+        _look_for(keys, words, filed, _crc(text, 0, length, 0), found)
+        for i in range(count):
+            _look_for(keys, words, filed, _crc(text, starts[i + 1], length,
+                                               _crc(text, 0, starts[i], 0)), found)
+    elif deleted == 2:
+        for i in range(count):
+            for j in range(i + 1, count):
+                _look_for(keys, words, filed, _crc(text, starts[j + 1], length,
+                          _crc(text, starts[i + 1], starts[j], _crc(text, 0, starts[i], 0))),
+                          found)
     return found
+
+
+cdef int _look_for(const uint32_t[::1] keys, const int32_t[::1] words, int64_t filed,
+                   uint32_t key, set found) except -1:
+    """Add the words filed under `key` to `found`."""
+    cdef int64_t at = _lower_key(keys, filed, key)
+    while at < filed and keys[at] == key:
+        found.add(words[at])
+        at += 1
+    return 0
+
+
+cdef uint32_t _crc(const unsigned char[::1] text, Py_ssize_t start, Py_ssize_t end,
+                   uint32_t crc) except? 0:
+    """`zlib.crc32(text[start:end], crc)`: a CRC-32 (zlib's), carried on from `crc`."""
+    cdef Py_ssize_t i
+    crc = ~crc
+    for i in range(start, end):
+        crc = CRC_TABLE[(crc ^ text[i]) & 0xFF] ^ (crc >> 8)
+    return ~crc
+
+
+cdef uint32_t CRC_TABLE[256]  # zlib's (the reflected polynomial 0xEDB88320), made at import
+
+
+cdef void _make_crc_table() noexcept:
+    cdef uint32_t entry, byte, bit
+    for byte in range(256):
+        entry = byte
+        for bit in range(8):
+            entry = (entry >> 1) ^ (0xEDB88320 if entry & 1 else 0)
+        CRC_TABLE[byte] = entry
+
+
+_make_crc_table()
 
 
 cdef int64_t _lower_key(const uint32_t[::1] keys, int64_t count, uint32_t wanted) except -1:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 import numpy as np
 from rapidfuzz.distance import OSA
 
-from pinax.search.kernels import filed_under
+from pinax.search.kernels import filed_near
 
 MIN_TYPO_LENGTH = 5  # shorter words are never corrected
 LONG_TYPO_LENGTH = 9  # words this long may be two edits away
@@ -157,16 +157,13 @@ class Vocabulary:
         Words one edit away are looked for first, so a long word pays for two only if needed."""
         if len(word) < MIN_TYPO_LENGTH or not word.isalpha() or not len(self._delete_key):
             return None
-        ones = _one_away(word)
-        near = self._candidates({word, *ones})
+        written = word.encode()
+        near = filed_near(self._delete_key, self._delete_word, written, 1)
         found = self._closest(word, near, 1)
         if found is None and len(word) >= LONG_TYPO_LENGTH:
-            found = self._closest(word, near | self._candidates(_two_away(ones)), 2)
+            two = filed_near(self._delete_key, self._delete_word, written, 2)
+            found = self._closest(word, near | two, 2)
         return found
-
-    def _candidates(self, variants: set[str]) -> set[int]:
-        """Known words filed under any of these strings (a binary search for each)."""
-        return filed_under(self._delete_key, self._delete_word, _filing_keys(variants))
 
     def _closest(self, word: str, candidates: set[int], limit: int) -> int | None:
         distance_of = _osa_distance()

@@ -19,7 +19,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import os
 import re
 import sys
 from array import array
@@ -383,12 +382,12 @@ def _parsed(raw: bytes, spans: list[tuple[int, int]]) -> Iterator[PageColumns | 
     are many (a manifest of hundreds of MB), else here."""
     end = spans[-1][1] if spans else 0
     jobs = ((raw[a:b], b == end) for a, b in spans)
-    count = _workers() if len(spans) >= WORKERS_FROM else 0
+    # Imported here: a worker runs that module as its main, after importing this one.
+    from pinax.search.content_workers import WorkerError, Workers, worth_starting
+
+    count = worth_starting(WORKERS) if len(spans) >= WORKERS_FROM else 0
     pool = None
     if count:
-        # Imported here: a worker runs that module as its main, after importing this one.
-        from pinax.search.content_workers import WorkerError, Workers
-
         try:
             pool = Workers(count, "manifest")
         except WorkerError as exc:
@@ -416,14 +415,6 @@ def _answer(job: tuple[bytes, bool], done: Future[PageColumns | None] | None) ->
         except (WorkerError, CancelledError) as exc:
             log.warning("manifest parsed without a worker: %s", exc or "stopped")
     return parse_lines(*job)
-
-
-def _workers() -> int:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return min(WORKERS, cpus) if cpus > 1 else 0
 
 
 def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> ManifestColumns | None:

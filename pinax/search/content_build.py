@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import itertools
 import logging
-import os
 import re
 import threading
 import zlib
@@ -28,7 +27,7 @@ import numpy as np
 
 from pinax.content import PageText
 from pinax.search.content import K1, POSTINGS_READ, RAW_DEFLATE, WINDOW, B, plain
-from pinax.search.content_workers import WorkerError, Workers
+from pinax.search.content_workers import WorkerError, Workers, worth_starting
 from pinax.search.indexing import idf, ragged
 from pinax.search.pagetable import PageTable, Strings
 from pinax.search.tokens import CHUNK, STOP_WORDS, chunks, split_chunks, stemmer
@@ -82,21 +81,13 @@ def build(pages: Iterable[PageText], table: PageTable, workers: int | None = Non
     their page by URL and to its outline by position (a page whose sections differ from its
     outline keeps its own headings, without anchors). A large input is analysed by
     `workers` processes (default `WORKERS`, fewer on fewer CPUs)."""
-    builder = _Builder(table, _workers() if workers is None else workers)
+    builder = _Builder(table, worth_starting(WORKERS) if workers is None else workers)
     try:
         for page in pages:
             builder.add(page)
         return builder.finish()
     finally:
         builder.close()
-
-
-def _workers() -> int:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return min(WORKERS, cpus) if cpus > 1 else 0
 
 
 class _Builder:

@@ -32,6 +32,16 @@ JOBS = {
 }
 
 
+def worth_starting(most: int) -> int:
+    """How many worker processes are worth starting here: at most `most`, none on one CPU
+    (the workers would only take turns with the caller)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return min(most, cpus) if cpus > 1 else 0
+
+
 class WorkerError(Exception):
     """A worker process that could not be started or stopped answering."""
 

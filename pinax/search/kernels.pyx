@@ -507,7 +507,12 @@ cdef int _sink(int32_t[::1] values, Py_ssize_t c, Py_ssize_t size) except -1:
     return 0
 
 
-cdef int64_t _lower(const int32_t[::1] values, int64_t low, int64_t high, int64_t wanted) except -1:
+ctypedef fused sorted_t:  # what binary searches read: pages, texts, names (int32), keys (uint32)
+    int32_t
+    uint32_t
+
+
+cdef int64_t _lower(const sorted_t[::1] values, int64_t low, int64_t high, int64_t wanted) except -1:
     """The first place in `values[low:high]` (ascending) holding `wanted` or more."""
     cdef int64_t middle
     while low < high:
@@ -621,7 +626,7 @@ def filed_near(const uint32_t[::1] keys, const int32_t[::1] words, bytes word,
 cdef int _look_for(const uint32_t[::1] keys, const int32_t[::1] words, int64_t filed,
                    uint32_t key, set found) except -1:
     """Add the words filed under `key` to `found`."""
-    cdef int64_t at = _lower_key(keys, filed, key)
+    cdef int64_t at = _lower(keys, 0, filed, key)
     while at < filed and keys[at] == key:
         found.add(words[at])
         at += 1
@@ -651,15 +656,3 @@ cdef void _make_crc_table() noexcept:
 
 
 _make_crc_table()
-
-
-cdef int64_t _lower_key(const uint32_t[::1] keys, int64_t count, uint32_t wanted) except -1:
-    """The first place in `keys[:count]` (ascending) holding `wanted` or more."""
-    cdef int64_t low = 0, high = count, middle
-    while low < high:
-        middle = (low + high) >> 1
-        if keys[middle] < wanted:
-            low = middle + 1
-        else:
-            high = middle
-    return low

@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=True, wraparound=False, initializedcheck=False
-"""The search's innermost loops, compiled: what a query costs per posting and per heading.
+"""The search's innermost loops, compiled: a query's top k over its terms' postings, the
+heading and the symbol each hit names, and the known words a typo may stand for.
 
 Each of these loops touches a few hundred to a few thousand numbers. Written with numpy, a
 query paid one to three microseconds for each of some sixty array calls, most of its time;

@@ -127,9 +127,6 @@ class _Candidate(NamedTuple):
     meant: int  # the heading closest in meaning (where meaning re-ranked), else -1
     passage: int = -1  # the section of the page's text that matched (content), else -1
 
-    def merge_key(self) -> tuple[float, int, int]:
-        return -self.score, self.rank, self.order
-
 
 def _alike_discount(scores: Sequence[float]) -> float:
     """What a library's scores lose in a fan-out for having several pages that answer as

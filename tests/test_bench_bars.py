@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.bench_search import bars, check
+from bench.bench_search import OUTLINE_BARS, bars, check
 
 MILLION = {
     "size": "1000000",
@@ -51,3 +51,30 @@ def test_a_missed_bar_is_named(capsys: pytest.CaptureFixture[str]) -> None:
     assert "| mdn | p50 ms | 0.104 | 0.1 | NO |" in out
     assert "| mdn | batch s | 0.400 | 3 | yes |" in out
     assert out.rstrip().endswith("bars missed: 1000000 build s, mdn p50 ms")
+
+
+def test_outlines_hold_search_by_words_to_the_sections_bars(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """With the model installed the default weights add meaning's cost (the embedding issue's
+    own bar); the sections issue's speed bars are its search by words."""
+    mdn = {
+        "size": "mdn",
+        "spawn_init_s": 0.5,
+        "all_p50": 0.22,
+        "all_p99": 0.42,
+        "words_p50": 0.086,
+        "words_p99": 0.217,
+        "embedding_cost_p50": 0.134,
+        "batch_s": 0.8,
+    }
+    check([mdn], OUTLINE_BARS)
+    out = capsys.readouterr().out
+    assert "| mdn | p50 ms by words | 0.086 | 0.1 | yes |" in out
+    assert "| mdn | embedding cost p50 ms | 0.134 | 0.3 | yes |" in out
+    assert out.rstrip().endswith("every bar measured here is met")
+    million = MILLION | {"words_p50": 0.39, "words_p99": 2.3, "all_p99": 4.2}
+    check([million], OUTLINE_BARS)
+    out = capsys.readouterr().out
+    assert "| 1000000 | p50 ms by words | 0.390 | 0.5 | yes |" in out
+    assert out.rstrip().endswith("bars missed: 1000000 p99 ms default weights")

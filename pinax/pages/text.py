@@ -136,7 +136,7 @@ class Fences:
     def __init__(self, text: str) -> None:
         self.fences: list[tuple[int, int]] = []  # (start of the opening line, end of the closing)
         opened: tuple[str, int] | None = None  # (marks, line start) of the open fence
-        for line, marks, after in _fence_lines(text):
+        for line, marks, after in fence_lines(text):
             if opened is None:
                 opened = (marks, line)
             elif marks.startswith(opened[0]):
@@ -154,7 +154,7 @@ class Fences:
         return i >= 0 and self.fences[i][1] > position
 
 
-def _fence_lines(text: str) -> list[tuple[int, str, int]]:
+def fence_lines(text: str) -> list[tuple[int, str, int]]:
     """(line start, its run of fence marks, where the run ends) of each line that begins,
     after spaces and tabs, with three or more backticks or tildes, in order. A line is
     looked at once, from its first mark (any later one follows text): linear time, however

@@ -29,6 +29,7 @@ import numpy as np
 
 from pinax.content import PageText
 from pinax.pages import visible_text
+from pinax.pages.text import fence_lines
 from pinax.search.indexing import idf
 from pinax.search.pagetable import PageTable, Strings
 from pinax.search.tokens import STOP_WORDS, stem, words
@@ -55,7 +56,6 @@ CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a 
 
 _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target (text stays)
 _ICON = re.compile(r":[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:")  # an icon's short code (:octicons-x-24:)
-_FENCE_MARKS = ("```", "~~~")  # a code fence line's, after up to three spaces
 _ASCII_MARKS = b"*`|[]!"  # emphasis, code, tables, links: marks, not text
 _MARK_RUNS = re.compile(r"[*`|\[\]!]+")  # the same, for text beyond ASCII
 
@@ -90,25 +90,17 @@ def plain(markdown: str) -> str:
 
 def _without_fence_lines(text: str) -> str:
     """`text` without what its fence lines hold (up to three spaces, then three backticks or
-    tildes: the line's text goes, its end stays), found by the marks themselves rather than
-    by trying every line."""
-    cuts = []
-    for mark in _FENCE_MARKS:
-        at = text.find(mark)
-        while at >= 0:
-            line = text.rfind("\n", 0, at) + 1
-            end = text.find("\n", at)
-            end = len(text) if end < 0 else end
-            if at - line <= 3 and not text[line:at].strip(" "):
-                cuts.append((line, end))
-            at = text.find(mark, end)  # (a later mark on the line follows text: not a fence)
-    if not cuts:
-        return text
-    cuts.sort()
+    tildes: the line's text goes, its end stays), found by `fence_lines`."""
     kept, position = [], 0
-    for start, end in cuts:
-        kept.append(text[position:start])
-        position = end
+    for line, marks, after in fence_lines(text):
+        at = after - len(marks)
+        if at - line > 3 or text[line:at].strip(" "):
+            continue  # indented further, or by a tab: code or text, not a fence
+        end = text.find("\n", after)
+        kept.append(text[position:line])
+        position = len(text) if end < 0 else end
+    if not kept:
+        return text
     kept.append(text[position:])
     return "".join(kept)
 

@@ -30,7 +30,7 @@ import numpy as np
 from pinax.content import PageText
 from pinax.pages import visible_text
 from pinax.pages.text import fence_lines
-from pinax.search.indexing import idf
+from pinax.search.indexing import descending_keys, idf, key_ids, key_values
 from pinax.search.pagetable import PageTable, Strings
 from pinax.search.tokens import STOP_WORDS, stem, words
 
@@ -70,7 +70,6 @@ def _hit(doc: int, score: float, section: int) -> ContentHit:
     return tuple.__new__(ContentHit, (doc, score, section))  # (without __new__'s call: faster)
 
 
-_HIGH, _LOW = np.uint64(32), np.uint64(0xFFFFFFFF)  # a ranking key's halves
 _LOOKED_UP = 64  # ranked sections whose pages are looked up at a time
 
 
@@ -234,16 +233,16 @@ class ContentIndex:
         np.add.at(scores, every, (np.concatenate(levels) if len(levels) > 1 else levels[0]) * step)
         raw = scores[every]
         scores[every] = 0.0
-        keys = _ranking_keys(every, raw)
+        keys = descending_keys(raw, every)  # best first, ties by section
         if len(keys) > SECTIONS_RANKED:  # (a section read for several terms counts as many)
             # the best and any tied with the last of them
-            last = np.partition(keys, SECTIONS_RANKED - 1)[SECTIONS_RANKED - 1] >> _HIGH
-            keys = keys[keys >> _HIGH <= last]
+            last = key_values(np.partition(keys, SECTIONS_RANKED - 1)[SECTIONS_RANKED - 1 :][:1])
+            keys = keys[key_values(keys) >= last]
         keys.sort()
-        sections = keys & _LOW
+        sections = key_ids(keys)
         first = _first_of_each(self._section_page, sections, limit)
         places = np.fromiter(first.values(), dtype=np.int64, count=len(first))
-        best = (~(keys[places] >> _HIGH)).astype(np.uint32).view(np.float32)
+        best = key_values(keys[places])
         scale = FULL_MATCH / max(reference, 1e-9)
         return [
             _hit(page, round(1.0 - math.exp(-score * scale), 4), section)
@@ -344,14 +343,6 @@ class ContentIndex:
 
     def _page_of_section(self, section: int) -> int:
         return int(np.searchsorted(self._page_first, section, side="right")) - 1
-
-
-def _ranking_keys(sections: np.ndarray, raw: np.ndarray) -> np.ndarray:
-    """Numbers that sort as sections do by score, best first, then by section number: the
-    high half the score's bits inverted (a float32 at or above 0 orders as its bits do),
-    the low half the section."""
-    bits = raw.astype(np.float32).view(np.uint32)
-    return ((~bits).astype(np.uint64) << _HIGH) | sections.astype(np.uint64)
 
 
 def _first_of_each(section_page: np.ndarray, sections: np.ndarray, limit: int) -> dict[int, int]:

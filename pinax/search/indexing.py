@@ -65,7 +65,7 @@ IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
 BLOCK = 1 << 21  # entries worked through at a time while making postings
 ANALYSED = 1 << 18  # distinct chunks analysed at a time
 MIN_PLURAL = 4  # shorter words ending in s are not taken for plurals
-_ALL_BITS = np.uint64(0xFFFFFFFF)
+_HALF, _LOW_HALF = np.uint64(32), np.uint64(0xFFFFFFFF)  # of a 64-bit sort key
 
 
 def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
@@ -781,6 +781,25 @@ def _pack(key: np.ndarray, field: _Field, rank: np.ndarray, doc_bits: int, numbe
         part |= number << 1
 
 
+def descending_keys(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """(value, id) pairs as 64-bit keys that sort by value (float32, 0 or more) from the
+    highest, ties by id from the lowest: one sort of numbers instead of a stable sort by
+    two columns. The high half is the value's bits inverted (a float at or above 0 orders as
+    its bits do), the low half the id (32 bits)."""
+    bits = values.astype(np.float32, copy=False).view(np.uint32)
+    return ((~bits).astype(np.uint64) << _HALF) | ids.astype(np.uint64)
+
+
+def key_values(keys: np.ndarray) -> np.ndarray:
+    """The values of `descending_keys` (float32)."""
+    return (~(keys >> _HALF)).astype(np.uint32).view(np.float32)
+
+
+def key_ids(keys: np.ndarray) -> np.ndarray:
+    """The ids of `descending_keys`."""
+    return keys & _LOW_HALF
+
+
 def _run_starts(key: np.ndarray) -> np.ndarray:
     """Where a run of equal sorted keys without the field bits (one posting per term and
     page) starts; worked through in blocks, to keep temporary arrays small."""
@@ -868,14 +887,10 @@ def _impacts(
     impact_bound = np.empty(int(bound_start[-1]), dtype=np.float32)
     for t in long_terms.tolist():
         s, e = post_start[t], post_start[t + 1]
-        # (weight, page) as one key: a positive float's bits order as the float does, so
-        # the bits' complement sorts by weight descending, ties by page.
-        key = (_ALL_BITS - post_weight[s:e].view(np.uint32).astype(np.uint64)) << np.uint64(32)
-        key |= post_doc[s:e].astype(np.uint64)
+        key = descending_keys(post_weight[s:e], post_doc[s:e])
         key.sort()
-        impact_doc[impact_start[t] : impact_start[t + 1]] = key & _ALL_BITS
-        bits = (_ALL_BITS - (key[::IMPACT_BLOCK] >> np.uint64(32))).astype(np.uint32)
-        impact_bound[bound_start[t] : bound_start[t + 1]] = bits.view(np.float32)
+        impact_doc[impact_start[t] : impact_start[t + 1]] = key_ids(key)
+        impact_bound[bound_start[t] : bound_start[t + 1]] = key_values(key[::IMPACT_BLOCK])
     return {
         "impact_start": impact_start,
         "impact_doc": impact_doc,

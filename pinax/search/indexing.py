@@ -130,7 +130,7 @@ class _Chunks:
 
     def __init__(self) -> None:
         self.ids = _Numbers()  # chunk -> its id
-        self.terms: dict[str, int] = {}  # stem (or phrase) -> term id, in order of discovery
+        self.terms = _Numbers()  # stem (or phrase) -> term id, in order of discovery
         self.words: dict[str, int] = {}  # written word -> term id
         self.plain: set[str] = set()  # written words that are not joined identifiers
         self.sources: set[str] = set()  # written words of titles, headings and symbols
@@ -203,9 +203,7 @@ class _Chunks:
         total = len(written)
         words, terms = self.words, self.terms
         new = list(itertools.filterfalse(words.__contains__, dict.fromkeys(written)))
-        stems = self._stem(new)
-        _number_new(terms, stems)
-        words.update(zip(new, map(terms.__getitem__, stems), strict=True))
+        words.update(zip(new, map(terms.__getitem__, self._stem(new)), strict=True))
         term = np.fromiter(map(words.__getitem__, written), dtype=np.int32, count=total)
         stop = np.fromiter(map(STOP_WORDS.__contains__, written), dtype=bool, count=total)
         owner = np.repeat(np.arange(len(batch)), count)  # the chunk of each token
@@ -226,16 +224,6 @@ class _Numbers(dict[str, int]):
     def __missing__(self, key: str) -> int:
         number = self[key] = len(self)
         return number
-
-
-def _number_new(ids: dict[str, int], values: Iterable[str]) -> None:
-    """Give the values `ids` lacks the next numbers, in order of first appearance."""
-    ids.update(
-        zip(
-            itertools.filterfalse(ids.__contains__, dict.fromkeys(values)),
-            itertools.count(len(ids)),
-        )
-    )
 
 
 class _Field:

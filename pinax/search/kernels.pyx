@@ -18,6 +18,7 @@ import numpy as np
 cimport cython
 from cpython cimport array
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport qsort
 
 
 # Templates of small work arrays: `array.clone` makes one in a tenth of numpy's time.
@@ -187,17 +188,15 @@ cdef class Kernels:
         search: the others are out of the k best whatever they have. After each term the
         bar rises to the k-th best again, and the pages that can no longer reach it are
         dropped."""
-        cdef Py_ssize_t i, j, kept = 0, k = terms.k
+        cdef Py_ssize_t i, j, kept, k = terms.k
         cdef int64_t p, end
         cdef int32_t doc
         cdef Py_ssize_t term
         cdef int32_t[::1] able = array.clone(INT32, terms.reached, False)
-        for j in range(terms.reached):
-            doc = touched[j]
-            if (scores[doc] + terms.left[next_term]) * SLACK >= bar:
-                able[kept] = doc
-                kept += 1
-        _sort(able, kept)  # in page order, as the postings are
+        able[:] = touched[: terms.reached]
+        kept = _able(scores, able, terms.reached, terms.left[next_term], bar)
+        if kept:  # in page order, as the postings are
+            qsort(&able[0], kept, sizeof(int32_t), _ascending)
         for i in range(next_term, terms.count):
             term = terms.order[i]
             p = terms.first[term]
@@ -359,16 +358,9 @@ cdef class Kernels:
 
     cdef bint _has_text(self, int64_t term, int32_t text) except -1:
         """Whether a heading text has a term: a binary search in the term's texts."""
-        cdef int64_t low = self.term_text_start.at(term)
-        cdef int64_t high = self.term_text_start.at(term + 1)
-        cdef int64_t middle
-        while low < high:
-            middle = (low + high) >> 1
-            if self.term_text[middle] < text:
-                low = middle + 1
-            else:
-                high = middle
-        return low < self.term_text_start.at(term + 1) and self.term_text[low] == text
+        cdef int64_t end = self.term_text_start.at(term + 1)
+        cdef int64_t at = _lower(self.term_text, self.term_text_start.at(term), end, text)
+        return at < end and self.term_text[at] == text
 
 
 cdef bint _holds(const int32_t[::1] values, int64_t first, int64_t last, int64_t wanted) except -1:
@@ -427,34 +419,14 @@ cdef int64_t _gallop(const int32_t[::1] values, int64_t low, int64_t end, int32_
 
 
 cdef double _kth(float[::1] scores, int32_t[::1] touched, Py_ssize_t reached, Py_ssize_t k) except? -1:
-    """The k-th best score of the `reached` pages in `touched` (k <= reached): a heap of the k
-    best seen, its root the least of them."""
-    cdef float[::1] heap = array.clone(FLOAT, k, False)
-    cdef Py_ssize_t i, c, child, size = 0
-    cdef float score
+    """The k-th best score of the `reached` pages in `touched` (1 <= k <= reached): the root
+    of a heap of the k best (see `_offer`)."""
+    cdef float[::1] heap_score = array.clone(FLOAT, k, False)
+    cdef int32_t[::1] heap_doc = array.clone(INT32, k, False)
+    cdef Py_ssize_t i, size = 0
     for i in range(reached):
-        score = scores[touched[i]]
-        if size < k:
-            c = size
-            size += 1
-            while c > 0 and heap[(c - 1) >> 1] > score:
-                heap[c] = heap[(c - 1) >> 1]
-                c = (c - 1) >> 1
-            heap[c] = score
-        elif score > heap[0]:
-            c = 0
-            while True:
-                child = 2 * c + 1
-                if child >= size:
-                    break
-                if child + 1 < size and heap[child + 1] < heap[child]:
-                    child += 1
-                if heap[child] >= score:
-                    break
-                heap[c] = heap[child]
-                c = child
-            heap[c] = score
-    return heap[0]
+        size = _offer(heap_score, heap_doc, size, k, scores[touched[i]], touched[i])
+    return heap_score[0]
 
 
 cdef Py_ssize_t _able(float[::1] scores, int32_t[::1] pages, Py_ssize_t count, double left,
@@ -469,43 +441,10 @@ cdef Py_ssize_t _able(float[::1] scores, int32_t[::1] pages, Py_ssize_t count, d
     return kept
 
 
-cdef int _sort(int32_t[::1] values, Py_ssize_t count) except -1:
-    """Sorted in place (a few hundred pages at most, usually: insertion sort for few, a heap
-    sort for more)."""
-    cdef Py_ssize_t i, at, c, child, size
-    cdef int32_t value
-    if count <= 32:
-        for i in range(1, count):
-            value = values[i]
-            at = i
-            while at and values[at - 1] > value:
-                values[at] = values[at - 1]
-                at -= 1
-            values[at] = value
-        return 0
-    for i in range(count // 2 - 1, -1, -1):  # a max-heap, then the largest to the back
-        _sink(values, i, count)
-    for size in range(count - 1, 0, -1):
-        values[0], values[size] = values[size], values[0]
-        _sink(values, 0, size)
-    return 0
-
-
-cdef int _sink(int32_t[::1] values, Py_ssize_t c, Py_ssize_t size) except -1:
-    cdef Py_ssize_t child
-    cdef int32_t value = values[c]
-    while True:
-        child = 2 * c + 1
-        if child >= size:
-            break
-        if child + 1 < size and values[child + 1] > values[child]:
-            child += 1
-        if values[child] <= value:
-            break
-        values[c] = values[child]
-        c = child
-    values[c] = value
-    return 0
+cdef int _ascending(const void* a, const void* b) noexcept nogil:
+    """qsort's comparison of two int32 pages."""
+    cdef int32_t x = (<const int32_t*>a)[0], y = (<const int32_t*>b)[0]
+    return (x > y) - (x < y)
 
 
 ctypedef fused sorted_t:  # what binary searches read: pages, texts, names (int32), keys (uint32)
@@ -546,31 +485,39 @@ cdef inline bint _worse(float score, int32_t doc, float other, int32_t other_doc
 cdef _best(float[::1] scores, int32_t[::1] touched, Py_ssize_t reached, Py_ssize_t k):
     """The k best of the `reached` pages in `touched`, best first, as lists (pages, scores):
     a heap of the k best seen (its root the worst of them), emptied from the back."""
-    cdef Py_ssize_t size = 0, i, c, child, m = max(0, min(k, reached))
+    cdef Py_ssize_t size = 0, i, m = max(0, min(k, reached))
     cdef int32_t doc
     cdef float score
     cdef int32_t[::1] heap_doc = array.clone(INT32, m, False)
     cdef float[::1] heap_score = array.clone(FLOAT, m, False)
     for i in range(reached):
-        doc = touched[i]
-        score = scores[doc]
-        if size < m:  # sift up
-            c = size
-            size += 1
-            while c > 0 and _worse(score, doc, heap_score[(c - 1) >> 1], heap_doc[(c - 1) >> 1]):
-                heap_score[c] = heap_score[(c - 1) >> 1]
-                heap_doc[c] = heap_doc[(c - 1) >> 1]
-                c = (c - 1) >> 1
-            heap_score[c] = score
-            heap_doc[c] = doc
-        elif _worse(heap_score[0], heap_doc[0], score, doc):
-            _sift_down(heap_score, heap_doc, size, score, doc)
+        size = _offer(heap_score, heap_doc, size, m, scores[touched[i]], touched[i])
     while size > 1:  # the worst to the back, one at a time: best first
         size -= 1
         score, doc = heap_score[size], heap_doc[size]
         heap_score[size], heap_doc[size] = heap_score[0], heap_doc[0]
         _sift_down(heap_score, heap_doc, size, score, doc)
     return [heap_doc[i] for i in range(m)], [heap_score[i] for i in range(m)]
+
+
+@cython.boundscheck(False)  # places below `size`, itself below the arrays' length `m`
+cdef inline Py_ssize_t _offer(float[::1] heap_score, int32_t[::1] heap_doc, Py_ssize_t size,
+                              Py_ssize_t m, float score, int32_t doc):
+    """(score, doc) offered to a heap of at most `m` of the best (its root the worst of them,
+    see `_worse`) that holds `size`: kept if there is room or it beats the root. The heap's
+    new size."""
+    cdef Py_ssize_t c = size
+    if size < m:  # room: sift up
+        while c > 0 and _worse(score, doc, heap_score[(c - 1) >> 1], heap_doc[(c - 1) >> 1]):
+            heap_score[c] = heap_score[(c - 1) >> 1]
+            heap_doc[c] = heap_doc[(c - 1) >> 1]
+            c = (c - 1) >> 1
+        heap_score[c] = score
+        heap_doc[c] = doc
+        return size + 1
+    if _worse(heap_score[0], heap_doc[0], score, doc):
+        _sift_down(heap_score, heap_doc, size, score, doc)
+    return size
 
 
 @cython.boundscheck(False)  # places below `size`, itself at most the arrays' length

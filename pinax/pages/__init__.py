@@ -11,7 +11,8 @@ the HTML parser on first use, so a process that never reads a page never imports
   (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
 - text: `clean_markdown` (served Markdown without what the rendered page hides),
-  `visible_text` (the same as plain text, for snippets), `strip_invisible`.
+  `visible_text` (the same as plain text, for snippets), `strip_invisible`, `fence_lines`
+  (the lines that may open or close a code fence).
 - credentials: `Credentials` (headers for a site behind a login, by exact origin),
   `read_headers_file`.
 - localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
@@ -44,7 +45,7 @@ from pinax.pages.policy import (
     site_origins,
 )
 from pinax.pages.sourcetext import rst_id, rst_to_markdown, source_markdown, split_front_matter
-from pinax.pages.text import clean_markdown, strip_invisible, visible_text
+from pinax.pages.text import clean_markdown, fence_lines, strip_invisible, visible_text
 
 if TYPE_CHECKING:
     from pinax.pages.extract import decode_html
@@ -87,6 +88,7 @@ __all__ = [
     "decode_html",
     "default_cache_dir",
     "extract_page",
+    "fence_lines",
     "heading_lines",
     "ip_literal",
     "origin_of",

@@ -146,6 +146,37 @@ def test_arrays_of_another_type_are_refused_when_the_loops_are_made() -> None:
         kernels.Kernels(arrays)
 
 
+def test_spread_adds_a_term_as_numpy_add_at_does_and_refuses_a_bad_page_unchanged() -> None:
+    rng = np.random.default_rng(11)
+    pages = np.sort(rng.choice(1000, 300, replace=False)).astype(np.int32)
+    values = rng.random(300, dtype=np.float32)
+    scores = rng.random(1000, dtype=np.float32)
+    expected = scores.copy()
+    np.add.at(expected, pages, values * np.float32(0.7))
+    kernels.spread(pages, values, 0.7, scores)
+    assert np.array_equal(scores, expected)  # the same float32 arithmetic, bit for bit
+    before = scores.copy()
+    with pytest.raises(IndexError):
+        kernels.spread(np.array([3, 1000], dtype=np.int32), values[:2], 1.0, scores)
+    assert np.array_equal(scores, before)  # checked first: nothing added
+
+
+@pytest.mark.parametrize("order", ["ascending", "any"])
+def test_look_up_gives_what_binary_search_gives_for_pages_in_any_order(order: str) -> None:
+    rng = np.random.default_rng(12)
+    pages = np.sort(rng.choice(100_000, 5_000, replace=False)).astype(np.int32)
+    values = rng.random(5_000, dtype=np.float32)
+    docs = rng.integers(-5, 100_005, 2_000).astype(np.int32)  # found, missing, out of range
+    docs = np.sort(docs) if order == "ascending" else docs
+    at = np.minimum(np.searchsorted(pages, docs), len(pages) - 1)
+    expected = np.where(pages[at] == docs, values[at], 0) * np.float32(1.5)
+    total = np.zeros(len(docs), dtype=np.float32)
+    kernels.look_up(pages, values, 1.5, docs, total)
+    assert np.array_equal(total, expected)
+    with pytest.raises(ValueError):
+        kernels.look_up(pages, values[:-1], 1.0, docs, total)
+
+
 def test_the_words_filed_near_a_word_are_those_its_deletions_are_filed_under() -> None:
     """The compiled deletions and their CRC-32s are the index's own (`vocabulary.deletions`
     and `zlib.crc32`), one and two characters away, for ASCII and other letters alike."""

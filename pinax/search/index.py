@@ -51,7 +51,7 @@ from pinax.search.indexing import (
     name_terms,
     symbol_text,
 )
-from pinax.search.kernels import Kernels
+from pinax.search.kernels import Kernels, look_up, spread
 from pinax.search.semantic import Vectors
 from pinax.search.tokens import (
     PART_WEIGHT,
@@ -502,10 +502,8 @@ class SearchIndex:
         try:
             for t in short:
                 docs, values = self.postings(t)
-                docs = docs.astype(np.intp)  # intp: see _top_short
-                w = weights[t]
-                np.add.at(scratch, docs, values if w == 1.0 else values * np.float32(w))
-                added.append(docs)
+                spread(docs, values, weights[t], scratch)
+                added.append(docs.astype(np.intp))  # intp: see _top_short
             if added:
                 candidates = np.concatenate(added) if len(added) > 1 else added[0]
                 partial = scratch[candidates]
@@ -677,9 +675,7 @@ class SearchIndex:
                 total += dense[docs] * factor
                 dense[pages] = 0.0
                 continue
-            at = np.searchsorted(pages, docs)
-            at[at == len(pages)] = 0
-            total += np.where(pages[at] == docs, values[at], 0) * factor
+            look_up(pages, values, factor, docs, total)
         return total
 
     def _next(

@@ -418,6 +418,42 @@ cdef int64_t _gallop(const int32_t[::1] values, int64_t low, int64_t end, int32_
     return _lower(values, low, high, wanted)
 
 
+def spread(const int32_t[::1] pages, const float[::1] values, float factor, float[::1] scores):
+    """Adds one term's postings (`values` times `factor`) to `scores` at their `pages`, all
+    checked first, so a bad page changes nothing (what numpy's `add.at` did, unbuffered)."""
+    cdef Py_ssize_t p, count = pages.shape[0]
+    cdef size_t size = scores.shape[0]
+    if values.shape[0] != count:
+        raise ValueError("postings and weights differ in length")
+    for p in range(count):
+        if <size_t>pages[p] >= size:
+            raise IndexError(f"page {pages[p]} outside 0..{size - 1}")
+    with cython.boundscheck(False):
+        for p in range(count):
+            scores[pages[p]] += values[p] * factor
+
+
+def look_up(const int32_t[::1] pages, const float[::1] values, float factor,
+            const int32_t[::1] docs, float[::1] total):
+    """Adds to `total[j]` what one term's postings (`pages` ascending, their `values`, times
+    `factor`) give page `docs[j]`, for pages in any order: each found by galloping search
+    from the last one's place while they ascend, from the start when they do not (what
+    numpy's searchsorted, a mask and a gather did, without their temporary arrays)."""
+    cdef Py_ssize_t j, count = docs.shape[0]
+    cdef int64_t p = 0, end = pages.shape[0]
+    cdef int32_t doc, previous = -1
+    if values.shape[0] != end or total.shape[0] != count:
+        raise ValueError("postings and weights, or pages and totals, differ in length")
+    for j in range(count):
+        doc = docs[j]
+        if doc < previous:
+            p = 0
+        previous = doc
+        p = _gallop(pages, p, end, doc)
+        if p < end and pages[p] == doc:
+            total[j] += values[p] * factor
+
+
 cdef double _kth(float[::1] scores, int32_t[::1] touched, Py_ssize_t reached, Py_ssize_t k) except? -1:
     """The k-th best score of the `reached` pages in `touched` (1 <= k <= reached): the root
     of a heap of the k best (see `_offer`)."""

@@ -189,6 +189,7 @@ def work_search(manifest: Path, cache: Path, weights: str = "default") -> dict:
     result["all_p50"] = percentile(first_passes, 0.5)  # the bars: typo queries included
     result["all_p99"] = percentile(first_passes, 0.99)
     result["serving_rss_mb"] = rss_mb()
+    result["serving_anon_mb"], result["serving_file_mb"] = rss_mb("RssAnon"), rss_mb("RssFile")
     return result
 
 
@@ -450,6 +451,12 @@ def report(rows: list[dict]) -> None:
             f"| {r['typo_best_p50']:.3f} / {r['typo_best_p99']:.3f} "
             f"| {r['serving_rss_mb']:.0f} | {bm25} | {r['spawn_init_s']:.2f} "
             f"| {r['import_floor_s']:.2f} |"
+        )
+    for r in rows:
+        print(
+            f"\nserving RSS at {r['pages']:,} pages: {r['serving_rss_mb']:.0f} MB, of which "
+            f"{r['serving_file_mb']:.0f} MB are pages of mapped files (the index, and the code of "
+            f"Python and its libraries) and {r['serving_anon_mb']:.0f} MB the process's own"
         )
     print(
         "\n| pages | p50 ms default weights | p50 ms embedding_weight 0 | embedding cost p50 ms "

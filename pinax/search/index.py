@@ -791,7 +791,8 @@ class Scratch:
         self.seen = np.zeros(size, dtype=bool)
         self.marks = self.seen.view(np.uint8)  # the same, as the compiled loops take it
         self.owner = np.zeros(size, dtype=np.int32)
-        self.touched = np.zeros(size, dtype=np.int32)  # pages reached, in the order reached
+        # Pages reached, in the order reached, and a place past them (see `kernels.top`).
+        self.touched = np.zeros(size + 1, dtype=np.int32)
 
     def distinct(self, pages: np.ndarray) -> np.ndarray:
         """The distinct pages of an array, in no set order. Few are sorted; many are written

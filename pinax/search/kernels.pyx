@@ -103,8 +103,8 @@ cdef class Kernels:
         cdef Py_ssize_t count = len(weights), i
         cdef size_t pages = scores.shape[0]
         cdef double bar, total
-        if seen.shape[0] < pages or touched.shape[0] < pages:
-            raise ValueError("the work arrays are smaller than the scores")
+        if seen.shape[0] < pages or touched.shape[0] <= pages:
+            raise ValueError("the work arrays are smaller than the scores (and one more place)")
         if k <= 0 or not count:
             return [], []
         cdef _Terms terms = self._terms(weights, k)
@@ -170,14 +170,12 @@ cdef class Kernels:
             if <size_t>doc >= pages:
                 terms.reached = reached
                 raise IndexError(f"page {doc} outside 0..{pages - 1}")
-            if not seen[doc]:
-                seen[doc] = 1
-                touched[reached] = doc
-                reached += 1
-            if factor == 1.0:
-                scores[doc] += self.post_weight[p]
-            else:
-                scores[doc] += self.post_weight[p] * factor
+            # Listed, and counted only if new: no branch on the mark, which is as likely
+            # set as not for a query's later terms (`touched` has a place past the pages).
+            touched[reached] = doc
+            reached += 1 - seen[doc]
+            seen[doc] = 1
+            scores[doc] += self.post_weight[p] * factor
         terms.reached = reached
         return 0
 

@@ -557,7 +557,7 @@ class Library:
         strategy = "bm25"
         plans = [docs.index.plan(query, trusted=known) for docs in selected]
         if fanned:
-            plans = pooled(plans, [docs.index for docs in selected])
+            plans = pooled(plans, [d.index for d in selected], [d.name for d in selected])
         reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
         # none to compute without vectors; of the query as words understood it (typos corrected)
         vector = query_vector(query, _corrections(plans)) if reranked else None

@@ -8,8 +8,9 @@ import math
 import pytest
 
 from pinax.library import ALIKE_SPREAD, Library
-from pinax.manifest import Manifest, Page
+from pinax.manifest import Manifest, Page, load
 from pinax.search import pooled
+from tests.conftest import shared_path
 
 
 def _manifest(name: str, titles: list[str]) -> Manifest:
@@ -82,3 +83,39 @@ def test_one_manifest_is_searched_as_before() -> None:
     ranked = docs.index.run(plan, 8)
     hits = Library([_manifest("many", ["Setup guide"] * 8)]).search("setup guide", 8).hits
     assert [hit.score for hit in hits] == ranked.scores
+
+
+def test_a_library_named_in_the_query_ranks_its_pages_as_alone() -> None:
+    """ "django" is on most of django's pages and on none of the other's: it says which
+    library is meant. Pooled, it would outweigh "settings" there and put the release notes
+    first; named, it weighs in django what it weighs in django alone."""
+    django = _manifest(
+        "django",
+        ["Settings", "Django 1.8 release notes", "Django 1.9 release notes", "Django admin"],
+    )
+    other = _manifest("other", ["Settings", "Setup guide", "Changelog"])
+    library = Library([django, other])
+    alone = Library([django]).search("django settings", 4).hits
+    assert alone[0].title == "Settings"
+    hits = library.search("django settings", 5).hits
+    assert [h.url for h in hits if h.docs == "django"] == [h.url for h in alone]
+    assert hits[0].docs == "django"  # above the other library's "Settings": it lacks "django"
+    indexes = [docs.index for docs in library.all()]
+    plans = [index.plan("django settings") for index in indexes]
+    unnamed, named = pooled(plans, indexes), pooled(plans, indexes, ["django", "other"])
+    assert named[0].reference < unnamed[0].reference  # "django" weighs less in django...
+    assert named[1].reference == unnamed[1].reference  # ...and the same where it is absent
+
+
+@pytest.mark.parametrize("query", ["django models", "django template system"])
+def test_the_eight_shared_manifests_answer_a_query_naming_django_as_django_alone_first(
+    query: str,
+) -> None:
+    names = ["react", "fastapi", "kubernetes", "mdn", "django", "drf", "adk", "textual"]
+    manifests = [load(shared_path("corpora", "manifests", f"{n}.json")) for n in names]
+    django = manifests[names.index("django")]
+    alone = [hit.url for hit in Library([django]).search(query, 5, embedding_weight=0).hits]
+    together = Library(manifests).search(query, 5, embedding_weight=0).hits
+    assert together[0].url == alone[0]  # (before: MDN's Django tutorial, or adk's "Models")
+    found = [hit.url for hit in together if hit.docs == "django"]
+    assert len(found) >= 2 and found == alone[: len(found)]  # in django's own order

@@ -152,28 +152,34 @@ def known_words(query: str, indexes: Sequence[SearchIndex]) -> frozenset[str]:
     return frozenset(w for w in written if any(index.knows(w) for index in indexes))
 
 
-def pooled(plans: Sequence[Plan], indexes: Sequence[SearchIndex]) -> list[Plan]:
+def pooled(
+    plans: Sequence[Plan], indexes: Sequence[SearchIndex], names: Sequence[str] = ()
+) -> list[Plan]:
     """The plans of one query over several indexes, re-weighted as if the indexes were one:
     each term's IDF is its IDF over all their pages, so that a word distinctive of one
     library and common in another weighs as it would in the whole, and every page's 0..1
     score is measured against the same reference (a word one index lacks counts there by its
-    frequency over all of them too, not as a word nobody has)."""
+    frequency over all of them too, not as a word nobody has). A library's own name typed
+    (`django`, with the indexes' `names`) says which library is meant, not which of its pages:
+    there it weighs no more than its own IDF, as when searched alone, while the other
+    libraries count it by its pooled IDF."""
     size = sum(index.size for index in indexes)
     texts = {t.text for plan in plans for t in plan.terms} | {
         text for plan in plans for _, text in plan.counted
     }
-    frequency = dict.fromkeys(texts, 0)
-    for index in indexes:
-        for text in texts:
-            frequency[text] += index.frequency(text)
-    pooled_idf = {text: float(idf(df, size)) for text, df in frequency.items()}
+    counts = [{text: index.frequency(text) for text in texts} for index in indexes]
+    pooled_idf = {text: float(idf(sum(c[text] for c in counts), size)) for text in texts}
     result = []
-    for plan, index in zip(plans, indexes, strict=True):
+    for at, (plan, index, count) in enumerate(zip(plans, indexes, counts, strict=True)):
+        weights = pooled_idf
+        own = stem(names[at].lower()) if at < len(names) and names[at].isalnum() else None
+        if own is not None and count.get(own):
+            weights = {**pooled_idf, own: min(pooled_idf[own], float(idf(count[own], index.size)))}
         terms = [
-            t._replace(weight=t.weight * pooled_idf[t.text] / index._term_idf.item(t.term))
+            t._replace(weight=t.weight * weights[t.text] / index._term_idf.item(t.term))
             for t in plan.terms
         ]
-        reference = FULL_MATCH * sum(weight * pooled_idf[text] for weight, text in plan.counted)
+        reference = FULL_MATCH * sum(weight * weights[text] for weight, text in plan.counted)
         result.append(replace(plan, terms=terms, reference=reference))
     return result
 

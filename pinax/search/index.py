@@ -668,10 +668,11 @@ class SearchIndex:
     def _lookup(
         self, docs: np.ndarray, lists: list[tuple[np.ndarray, np.ndarray, np.float32]]
     ) -> np.ndarray:
-        """What terms add to pages: by binary search in their page-ordered postings, or, for
-        many pages against a list, by spreading the list over a page-sized array and reading
-        the pages from it (a pass over the list beats that many binary searches)."""
-        docs = docs.astype(np.int32)  # the postings' type: searchsorted would convert them
+        """What terms add to pages: by search in their page-ordered postings (galloping, see
+        `kernels.look_up`), or, for many pages against a list, by spreading the list over a
+        page-sized array and reading the pages from it (a pass over the list beats that many
+        searches)."""
+        docs = docs.astype(np.int32)  # the postings' type, as `look_up` takes them
         total = np.zeros(len(docs), dtype=np.float32)
         dense = None
         for pages, values, factor in lists:

@@ -96,10 +96,10 @@ cdef class Kernels:
 
         Terms are added up strongest first (by the most a term can give a page), each in
         `scores` (float32), the pages reached listed in `touched` and marked in `seen`: all
-        three page-sized work arrays, left as they came (zero) on return. Once the terms
-        left could not lift a page nobody reached into the k best (the weak, common ones
-        of a long query), they are only looked up, by galloping search, for the pages that
-        can still get there."""
+        three page-sized work arrays (`touched` one place more), left as they came (zero) on
+        return. Once the terms left could not lift a page nobody reached into the k best (the
+        weak, common ones of a long query), they are only looked up, by galloping search, for
+        the pages that can still get there."""
         cdef Py_ssize_t count = len(weights), i
         cdef size_t pages = scores.shape[0]
         cdef double bar, total

@@ -122,7 +122,7 @@ DOCS = Arg(
     aliases=("library", "site", "manifest"),
 )
 # Searching, several sets loaded: a query that names no library is answered from all of them
-# (bench/eval_sections.py: DEV recall@10 .85 alone, .73 with all eight, for django).
+# (bench/eval_sections.py: DEV recall@10 .85 alone, .74 with all eight, for django).
 SEARCH_DOCS = replace(
     DOCS,
     schema={

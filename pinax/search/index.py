@@ -507,9 +507,7 @@ class SearchIndex:
         deep = False  # stopped for `_top_dense`
         try:
             for t in short:
-                docs, values = self.postings(t)
-                spread(docs, values, weights[t], scratch)
-                added.append(docs.astype(np.intp))  # intp: see _top_short
+                added.append(self._spread(t, weights[t], scratch))
             if added:
                 candidates = np.concatenate(added) if len(added) > 1 else added[0]
                 partial = scratch[candidates]
@@ -584,11 +582,7 @@ class SearchIndex:
         added: list[np.ndarray] = []
         try:
             for t in added_up:
-                docs, values = self.postings(t)
-                docs = docs.astype(np.intp)  # intp: see _top_short; a term's pages are distinct
-                w = weights[t]
-                scratch[docs] += values if w == 1.0 else values * np.float32(w)
-                added.append(docs)
+                added.append(self._spread(t, weights[t], scratch))
             reach = bar * (1 - BAR_MARGIN) - sum(bounds)
             candidates = np.concatenate(
                 [docs[scratch[docs] >= reach] for docs in added] or [np.zeros(0, dtype=np.intp)]
@@ -661,6 +655,13 @@ class SearchIndex:
             partial = partial + self._lookup(docs, lists[i : i + 1])
             left -= bounds[i]
         return docs, partial
+
+    def _spread(self, term: int, weight: float, scores: np.ndarray) -> np.ndarray:
+        """A term's postings times `weight` added to `scores`; its pages, as intp (numpy
+        converts int32 indices on every fancy-index operation, and they are used again)."""
+        docs, values = self.postings(term)
+        spread(docs, values, weight, scores)
+        return docs.astype(np.intp)
 
     def _df(self, term: int) -> int:
         return self._post_start.item(term + 1) - self._post_start.item(term)

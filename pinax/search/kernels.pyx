@@ -203,10 +203,7 @@ cdef class Kernels:
                 doc = able[j]
                 p = _gallop(self.post_doc, p, end, doc)
                 if p < end and self.post_doc[p] == doc:
-                    if terms.factor[term] == 1.0:
-                        scores[doc] += self.post_weight[p]
-                    else:
-                        scores[doc] += self.post_weight[p] * terms.factor[term]
+                    scores[doc] += self.post_weight[p] * terms.factor[term]
             if i + 1 < terms.count:  # (the k best have always reached the bar: kept >= k)
                 bar = _kth(scores, able, kept, k)
                 kept = _able(scores, able, kept, terms.left[i + 1], bar)

@@ -5,6 +5,7 @@
     python bench/bench_search.py --sizes 10000 --skip-mcp --skip-baseline
     python bench/bench_search.py --outlines --million   # every page with its outline
     python bench/bench_search.py --symbols --sizes 1000000 --skip-mcp --skip-baseline
+    python bench/bench_search.py --sizes mdn --cold     # and what the queries read, 4 KB a page
 
 Synthetic manifests come from bench/synth_manifest.py (real titles' vocabulary and URL
 shapes), generated once into --data (default /tmp/pinax-bench). Queries are the DEV queries of
@@ -16,7 +17,10 @@ processes so that memory figures are its own:
 - restart: a new process opening the manifest through the saved index (time, RSS);
 - search_pages as a function call (`Tools.search_pages`, validation and result rows included):
   p50/p99 for clean and for typo queries, RSS after all of them; then the same in another
-  process with embedding_weight 0 (what the re-rank by meaning costs);
+  process with embedding_weight 0 (what the re-rank by meaning costs); with --cold, once more
+  by words with the index dropped from the page cache and not read ahead, so that each query
+  reads only the 4 KB pages it touches: the serving RSS is then the index's working set (the
+  kernel may otherwise map a whole large folio of a cached file for one byte read);
 - rank-bm25 `BM25Okapi.get_scores` over the same pages (URL path + title + section tokens),
   on a sample of the clean queries, in its own process;
 - `pinax serve` spawn-to-initialize with the saved index, beside its floor (a Python that only
@@ -154,7 +158,15 @@ def work_build(manifest: Path, cache: Path) -> dict:
 def work_search(manifest: Path, cache: Path, weights: str = "default") -> dict:
     """Restart through the saved index, then time search_pages calls, with the default
     weights or (`weights` "words") with embedding_weight 0. Each in a process of its own, so
-    that neither is timed with the caches the other's run of the same query left."""
+    that neither is timed with the caches the other's run of the same query left.
+
+    `weights` "cold" (by words): the index files dropped from the page cache first and not
+    read ahead, so that each query reads from the disk only the 4 KB pages it touches. The
+    serving RSS is then the index's working set, whatever folios the kernel would map."""
+    cold = weights == "cold"
+    if cold:
+        for index_file in cache.glob("*.pxi"):
+            drop_from_page_cache(index_file)
     started = time.perf_counter()
     from pinax.library import Library
     from pinax.tools import Tools
@@ -163,9 +175,9 @@ def work_search(manifest: Path, cache: Path, weights: str = "default") -> dict:
     loaded = time.perf_counter() - started
     load_rss = rss_mb()
     tools = Tools(library)
-    library.warm()  # as `pinax serve` does in the background after start-up
+    library.warm(read_files=not cold)  # as `pinax serve` does in the background after start-up
     clean, typo = queries()
-    options = {"embedding_weight": 0} if weights == "words" else {}
+    options = {"embedding_weight": 0} if weights in ("words", "cold") else {}
     for q in clean[:50]:  # warm the caches of the code path, not of the answers
         tools.search_pages(q, **options)
     result = {"load_s": loaded, "load_rss_mb": load_rss}
@@ -191,6 +203,17 @@ def work_search(manifest: Path, cache: Path, weights: str = "default") -> dict:
     result["serving_rss_mb"] = rss_mb()
     result["serving_anon_mb"], result["serving_file_mb"] = rss_mb("RssAnon"), rss_mb("RssFile")
     return result
+
+
+def drop_from_page_cache(path: Path) -> None:
+    """Write out and drop a file's pages from the page cache (for its own pages, no root
+    needed): the next reads come from the disk, as after a reboot."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
 
 
 def calibration() -> float:
@@ -369,6 +392,11 @@ def main() -> None:
         action="store_true",
         help="build and search as if the embedding model were not installed (its baseline)",
     )
+    parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="also search by words from a cold page cache: the index's working set",
+    )
     parser.add_argument("--skip-mcp", action="store_true")
     parser.add_argument("--skip-baseline", action="store_true")
     parser.add_argument("--baseline-sample", type=int, default=40)
@@ -412,6 +440,13 @@ def main() -> None:
         words = run_worker("search", str(manifest), str(index_dir), "words")
         row["words_p50"], row["words_p99"] = words["all_p50"], words["all_p99"]
         row["embedding_cost_p50"] = row["all_p50"] - row["words_p50"]
+        if args.cold:
+            cold = run_worker("search", str(manifest), str(index_dir), "cold")
+            row["cold_p50"], row["cold_p99"] = cold["all_p50"], cold["all_p99"]
+            row["cold_rss_mb"], row["cold_file_mb"] = (
+                cold["serving_rss_mb"],
+                cold["serving_file_mb"],
+            )
         if not args.skip_baseline:
             row.update(run_worker("baseline", str(manifest), str(args.baseline_sample)))
         spawns = [asyncio.run(spawn_to_initialize(manifest, cache_root)) for _ in range(3)]
@@ -458,6 +493,14 @@ def report(rows: list[dict]) -> None:
             f"{r['serving_file_mb']:.0f} MB are pages of mapped files (the index, and the code of "
             f"Python and its libraries) and {r['serving_anon_mb']:.0f} MB the process's own"
         )
+    for r in rows:
+        if "cold_rss_mb" in r:
+            print(
+                f"from a cold page cache, no read-ahead, by words: p50 {r['cold_p50']:.3f} ms, "
+                f"p99 {r['cold_p99']:.3f} ms (first pass, disk reads included); serving RSS "
+                f"{r['cold_rss_mb']:.0f} MB, of which {r['cold_file_mb']:.0f} MB mapped files: "
+                "the 4 KB pages the queries read"
+            )
     print(
         "\n| pages | p50 ms default weights | p50 ms embedding_weight 0 | embedding cost p50 ms "
         "| p99 ms default | p99 ms embedding_weight 0 |\n|---|---|---|---|---|---|"

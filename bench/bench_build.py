@@ -22,7 +22,6 @@ import asyncio
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 import time
@@ -112,6 +111,7 @@ async def baseline(sitemap_url: str, concurrency: int) -> int:
 
 
 def run_scenario(name: str, sitemap_url: str, concurrency: int) -> dict[str, float]:
+    from bench.measure import peak_mb
     from pinax.builder.core import build
     from pinax.builder.model import BuildOptions
     from pinax.builder.report import Reporter
@@ -121,14 +121,16 @@ def run_scenario(name: str, sitemap_url: str, concurrency: int) -> dict[str, flo
         pages = asyncio.run(baseline(sitemap_url, concurrency))
     else:
         titles = "fetch" if name == "fetch" else "slug"
-        options = BuildOptions(titles=titles, delay=0.0, concurrency=concurrency)
+        # The loopback server is one a site's operator would allow (--allow-private).
+        options = BuildOptions(
+            titles=titles, delay=0.0, concurrency=concurrency, allow_private=("127.0.0.1/32",)
+        )
         manifest = asyncio.run(build(sitemap_url, options, Reporter()))
         pages = len(manifest.pages)
         if titles == "fetch":
             assert manifest.pages[0].title.startswith("Page p"), manifest.pages[0].title
     seconds = time.perf_counter() - started
-    rss_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"seconds": seconds, "pages": pages, "rss_mb": rss_kb / 1024}
+    return {"seconds": seconds, "pages": pages, "rss_mb": peak_mb()}
 
 
 def measure(name: str, sitemap_url: str, concurrency: int) -> dict[str, float]:

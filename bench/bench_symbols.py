@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import resource
 import sys
 import time
 from dataclasses import replace
@@ -21,14 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import peak_mb, percentile  # noqa: E402
 from bench.synth_manifest import generate, real_symbols  # noqa: E402
 from pinax.library import Library  # noqa: E402
 from pinax.manifest import Manifest, Symbol, from_dict  # noqa: E402
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def cpython_size(seed: int = 7) -> Manifest:
@@ -83,7 +78,7 @@ def timed(manifest: Manifest, batch: list[str]) -> dict[str, float]:
         t = time.perf_counter()
         library.search(q, 10, lexical_weight=1.0, embedding_weight=0.0)
         times.append((time.perf_counter() - t) * 1000)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = peak_mb()
     return {
         "build_s": built,
         "p50": percentile(times, 0.5),

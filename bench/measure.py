@@ -1,8 +1,11 @@
-"""What every benchmark measures with: percentiles, and the process's memory."""
+"""What every benchmark measures with: percentiles, and the memory of a process (and of
+the processes it starts)."""
 
 from __future__ import annotations
 
+import os
 import resource
+import threading
 from pathlib import Path
 
 
@@ -24,5 +27,57 @@ def rss_mb(kind: str = "VmRSS") -> float:
 
 
 def peak_mb() -> float:
-    """The highest resident memory of this process so far, in MB."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The highest resident memory of this process so far, in MB: its memory's high-water mark
+    (VmHWM), not `ru_maxrss`, which a process started from a larger one may inherit (Linux
+    keeps the old memory's mark across exec: a bench that generated a manifest of several GB
+    would see its workers report that)."""
+    found = rss_mb("VmHWM")
+    return found if found == found else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _status_kb(pid: str, key: str) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{key}:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass  # gone meanwhile
+    return 0
+
+
+def _children() -> list[str]:
+    """The processes this one started (those of every thread) that still run."""
+    found = []
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            found += (task / "children").read_text().split()
+        except OSError:
+            continue
+    return found
+
+
+class TreePeak:
+    """The highest resident memory of this process and the processes it starts (a build's
+    workers), added up, in MB: sampled every `interval` seconds while in the `with` block,
+    and never below this process's own high-water mark."""
+
+    def __init__(self, interval: float = 0.02) -> None:
+        self.interval = interval
+        self.mb = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> TreePeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.mb = max(self.mb, peak_mb())
+
+    def _sample(self) -> None:
+        me = str(os.getpid())
+        while not self._stop.wait(self.interval):
+            total = sum(_status_kb(pid, "VmRSS") for pid in [me, *_children()])
+            self.mb = max(self.mb, total / 1024)

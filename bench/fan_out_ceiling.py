@@ -59,15 +59,16 @@ def fitted(data: list[Row], alone: dict[str, float]) -> dict[str, float]:
             for step in STEPS:
                 trial = {**best, name: round(best[name] + step, 4)}
                 result = shares(data, alone, trial)
-                better = (min(result.values()), sum(result.values())) > (
-                    min(measured.values()) + 1e-9,
-                    sum(measured.values()) + 1e-9,
-                )
-                if better:
+                if _standing(result) > _standing(measured):
                     best, measured, improved = trial, result, True
         if not improved:
             break
     return best
+
+
+def _standing(result: dict[str, float]) -> tuple[float, float]:
+    """The lowest share, then the sum of shares (rounded: float sums of the same shares)."""
+    return round(min(result.values()), 9), round(sum(result.values()), 9)
 
 
 def line(label: str, values: dict[str, float]) -> str:

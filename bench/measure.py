@@ -3,6 +3,7 @@ the processes it starts)."""
 
 from __future__ import annotations
 
+import math
 import os
 import resource
 import threading
@@ -15,15 +16,19 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def rss_mb(kind: str = "VmRSS") -> float:
-    """Resident memory now, in MB: all of it (VmRSS), or its part in the process's own memory
-    (RssAnon) or in mapped files (RssFile: the code of Python and its libraries, and the
-    index's pages of the page cache, which recent kernels map a whole folio at a time: up to
-    2 MB for one byte read)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
+def rss_mb(kind: str = "VmRSS", pid: str = "self") -> float:
+    """Resident memory now, in MB, of this process or another (`pid`; NaN once it is gone):
+    all of it (VmRSS), or its part in the process's own memory (RssAnon) or in mapped files
+    (RssFile: the code of Python and its libraries, and the index's pages of the page cache,
+    which recent kernels map a whole folio at a time: up to 2 MB for one byte read)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return math.nan
+    for line in status.splitlines():
         if line.startswith(f"{kind}:"):
             return int(line.split()[1]) / 1024
-    return float("nan")
+    return math.nan
 
 
 def peak_mb() -> float:
@@ -32,17 +37,7 @@ def peak_mb() -> float:
     keeps the old memory's mark across exec: a bench that generated a manifest of several GB
     would see its workers report that)."""
     found = rss_mb("VmHWM")
-    return found if found == found else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _status_kb(pid: str, key: str) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(f"{key}:"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass  # gone meanwhile
-    return 0
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 if math.isnan(found) else found
 
 
 def _children() -> list[str]:
@@ -79,5 +74,5 @@ class TreePeak:
     def _sample(self) -> None:
         me = str(os.getpid())
         while not self._stop.wait(self.interval):
-            total = sum(_status_kb(pid, "VmRSS") for pid in [me, *_children()])
-            self.mb = max(self.mb, total / 1024)
+            each = (rss_mb("VmRSS", pid) for pid in [me, *_children()])
+            self.mb = max(self.mb, sum(mb for mb in each if not math.isnan(mb)))

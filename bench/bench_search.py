@@ -158,15 +158,17 @@ def work_build(manifest: Path, cache: Path) -> dict:
     }
 
 
-def work_search(manifest: Path, cache: Path, weights: str = "default") -> dict:
+def work_search(
+    manifest: Path, cache: Path, weights: str = "default", page_cache: str = "warm"
+) -> dict:
     """Restart through the saved index, then time search_pages calls, with the default
     weights or (`weights` "words") with embedding_weight 0. Each in a process of its own, so
     that neither is timed with the caches the other's run of the same query left.
 
-    `weights` "cold" (by words): the index files dropped from the page cache first and not
-    read ahead, so that each query reads from the disk only the 4 KB pages it touches. The
+    `page_cache` "cold": the index files dropped from the page cache first and not read
+    ahead, so that each query reads from the disk only the 4 KB pages it touches. The
     serving RSS is then the index's working set, whatever folios the kernel would map."""
-    cold = weights == "cold"
+    cold = page_cache == "cold"
     if cold:
         for index_file in cache.glob("*.pxi"):
             drop_from_page_cache(index_file)
@@ -180,7 +182,7 @@ def work_search(manifest: Path, cache: Path, weights: str = "default") -> dict:
     tools = Tools(library)
     library.warm(read_files=not cold)  # as `pinax serve` does in the background after start-up
     clean, typo = queries()
-    options = {"embedding_weight": 0} if weights in ("words", "cold") else {}
+    options = {"embedding_weight": 0} if weights == "words" else {}
     for q in clean[:50]:  # warm the caches of the code path, not of the answers
         tools.search_pages(q, **options)
     result = {"load_s": loaded, "load_rss_mb": load_rss}
@@ -444,7 +446,7 @@ def main() -> None:
         row["words_p50"], row["words_p99"] = words["all_p50"], words["all_p99"]
         row["embedding_cost_p50"] = row["all_p50"] - row["words_p50"]
         if args.cold:
-            cold = run_worker("search", str(manifest), str(index_dir), "cold")
+            cold = run_worker("search", str(manifest), str(index_dir), "words", "cold")
             row["cold_p50"], row["cold_p99"] = cold["all_p50"], cold["all_p99"]
             row["cold_rss_mb"], row["cold_file_mb"] = (
                 cold["serving_rss_mb"],

@@ -405,7 +405,7 @@ class SearchIndex:
             unboosted = dict(zip(found, raw, strict=True))
             result.explain = [
                 self.explain(doc, plan, unboosted[doc], score / unboosted[doc])
-                for doc, score in zip(docs[:limit], scores, strict=False)
+                for doc, score in zip(docs[:limit], scores[:limit], strict=True)
             ]
         return result
 

@@ -1,6 +1,6 @@
 """The soak harness: many MCP clients over HTTP against `pinax serve --http`, every answer kept.
 
-Shared by tests/test_soak.py (which asserts) and bench/bench_soak.py (which prints). The sites
+Shared by tests/test_soak.py (which asserts) and bench.speed.soak (which prints). The sites
 are real loopback servers: the rendered fixture pages (../shared/fixtures/sites), one site per
 generator at the pages' own paths, and a `faults` site whose pages are slow, fail (500, 503,
 404, connection reset, a redirect off-site, a page that renders only in the browser) or fail
@@ -28,7 +28,7 @@ import anyio
 import httpx
 from mcp import Client
 
-from bench.measure import percentile
+from bench.harness.timing import percentile
 from tests.fixture_pages import html_reply
 from tests.http_site import Reply, Request, Site
 from tests.raw_server import RawServer, reset

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.bench_search import OUTLINE_BARS, bars, check
+from bench.speed.search import OUTLINE_BARS, bars, check
 
 MILLION = {
     "size": "1000000",

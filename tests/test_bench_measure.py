@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.measure import TreePeak, peak_mb
+from bench.harness.memory import TreePeak, peak_mb
 
 ROOT = Path(__file__).resolve().parent.parent
 MB = 2**20
@@ -34,7 +34,7 @@ def test_a_child_of_a_large_process_reports_its_own_peak() -> None:
     # The parent holds 400 MB when it starts the child, which then measures itself.
     code = (
         "import subprocess, sys; b = bytearray(400 << 20); b[::4096] = b'x' * len(b[::4096]);"
-        "print(subprocess.run([sys.executable, '-c', 'from bench.measure import peak_mb;"
+        "print(subprocess.run([sys.executable, '-c', 'from bench.harness.memory import peak_mb;"
         " print(peak_mb())'], capture_output=True, text=True, check=True, cwd=sys.argv[1]).stdout)"
     )
     done = subprocess.run(

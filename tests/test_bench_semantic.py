@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.embedding_variants import Corpus, Embedder, page_scores, rank, space
-from bench.eval_semantic import measure
-from bench.tune_semantic import best_share
+from bench.experiments.embedding_variants import Corpus, Embedder, page_scores, rank, space
+from bench.experiments.tune_semantic import best_share
+from bench.harness.scoring import recall_mrr
 from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library
 from pinax.search import query_vector
 from tests.conftest import shared_path
@@ -33,26 +33,25 @@ def test_the_best_share_ceiling_bounds_words_alone_and_the_blend() -> None:
         {"query": "cache versions", "expected": [url("Caching framework")]},
     ]
     ceiling = best_share(library, "example", found, 30)
-    words = measure(library, "example", found, (1.0, 0.0))[0]
-    blend = measure(library, "example", found, (LEXICAL_WEIGHT, EMBEDDING_WEIGHT))[0]
+    words = recall_mrr(library, "example", found, (1.0, 0.0))[0]
+    blend = recall_mrr(library, "example", found, (LEXICAL_WEIGHT, EMBEDDING_WEIGHT))[0]
     assert ceiling >= max(words, blend) and ceiling == 1.0
     # It bounds re-ranks of what words found: a query they find nothing for is rescued by
     # the titles closest in meaning, which no weighting of candidates stands for.
     rescued = [{"query": "login password", "expected": [url("Authentication")]}]
-    assert measure(library, "example", rescued, (LEXICAL_WEIGHT, EMBEDDING_WEIGHT))[0] == 1.0
+    assert recall_mrr(library, "example", rescued, (LEXICAL_WEIGHT, EMBEDDING_WEIGHT))[0] == 1.0
     assert best_share(library, "example", found + rescued, 30) == pytest.approx(2 / 3)
 
 
 def test_on_a_dev_set_the_ceiling_is_above_words_alone_and_the_blend() -> None:
     shared_path("corpora", "outlines")
-    from bench.eval_search import rows
-    from bench.eval_sections import outlined_manifest
+    from bench.harness.corpora import outlined_manifest, rows
 
     library = Library([outlined_manifest("react")])
     queries = rows("react")
     ceiling = best_share(library, "react", queries, 30)
-    words = measure(library, "react", queries, (1.0, 0.0))[0]
-    blend = measure(library, "react", queries, (LEXICAL_WEIGHT, EMBEDDING_WEIGHT))[0]
+    words = recall_mrr(library, "react", queries, (1.0, 0.0))[0]
+    blend = recall_mrr(library, "react", queries, (LEXICAL_WEIGHT, EMBEDDING_WEIGHT))[0]
     assert ceiling > words and ceiling >= blend
     assert best_share(library, "react", queries, 100) >= ceiling  # a wider pool holds more
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bench.quality import fixtures, score_page
 from pinax import content
 from pinax import manifest as manifest_io
 from pinax.builder.core import build as build_manifest
@@ -26,6 +25,7 @@ from pinax.manifest import Heading
 from tests.conftest import shared_path
 from tests.fixture_pages import fixture, html_reply
 from tests.http_site import Reply, Request, Site
+from tests.support.extraction import fixtures, score_page
 
 runner = CliRunner()
 # One page each of three generators, whole (no page near the cap).
@@ -59,7 +59,7 @@ def texts(out: Path) -> dict[str, PageText]:
 
 
 def as_markdown(page: PageText) -> str:
-    """The page put back together (as bench/bench_content_build.py scores it)."""
+    """The page put back together (as bench.quality.content_build scores it)."""
     parts = []
     for section in page.sections:
         parts += [f"{'#' * section.level} {section.heading}", section.text]
@@ -356,18 +356,3 @@ def test_heading_in_outline_entries_keeps_its_anchor() -> None:
     markdown = "## Install {#install}\n\ntext\n"
     _, cuts = outline_cuts(markdown)
     assert [c.heading for c in cuts] == [Heading(2, "Install", "install")]
-
-
-@pytest.mark.slow
-def test_every_generator_fixture_site_meets_the_bars() -> None:
-    """The bench's measure: word F1 >= .95 for each generator, <= 5 KB gzipped a page."""
-    shared_path("fixtures", "sites")
-    from bench.bench_content_build import F1_BAR as BAR
-    from bench.bench_content_build import GZ_BAR, HARD, measure
-
-    tallies, _, _, per_page = measure()
-    for name, tally in tallies.items():
-        if name != HARD:
-            assert tally.mean >= BAR, (name, tally.mean)
-            assert tally.mismatched == 0 and tally.failed == 0, name
-    assert per_page["generators"] <= GZ_BAR

@@ -313,8 +313,8 @@ def test_an_unexpected_error_on_one_page_is_counted_not_raised(
 
 @pytest.mark.slow
 def test_outlines_of_every_generator_meet_the_bars() -> None:
-    """The issue's bars, measured by bench/bench_outline.py on every fixture page."""
-    from bench.bench_outline import ANCHOR_BAR, F1_BAR, measure, report, total
+    """The issue's bars, measured by bench.quality.outline on every fixture page."""
+    from bench.quality.outline import ANCHOR_BAR, F1_BAR, measure, report, total
 
     tallies, _ = measure(shared_path("fixtures", "sites"))
     whole = total(tallies)

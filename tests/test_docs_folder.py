@@ -400,7 +400,7 @@ def test_the_layout_is_read_from_the_generators_config(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_folder_of_10000_markdown_files_builds_under_10_s(tmp_path: Path) -> None:
-    from bench.bench_folder import make_folder
+    from bench.speed.folder import make_folder
     from tests.serving import run_pinax
 
     make_folder(tmp_path / "docs", 10_000)

@@ -1,11 +1,12 @@
 """Extraction quality must not drop below the bars, on real pages (fixtures and WCXB).
 
-The metrics live in bench/quality.py (shared with bench/bench_extract.py, which also prints the
-baselines). Bars from the issue: on every generator and overall, word F1 >= 0.96, fenced-code
-recall >= 0.99, code-language recall >= 0.95, heading recall >= 0.98, boilerplate leak <= 0.02;
-on the WCXB documentation pages, word F1 >= 0.95 (the best published result is 0.932),
-`with` snippets >= 0.97 and `without` snippets <= 0.03. The margin is thin because six of the
-89 ground truths cover only part of their page (they average about 0.5; the others about 0.97).
+The metrics live in tests/support/extraction.py (shared with bench.quality.extract, which also
+prints the baselines). Bars from the issue: on every generator and overall, word F1 >= 0.96,
+fenced-code recall >= 0.99, code-language recall >= 0.95, heading recall >= 0.98, boilerplate
+leak <= 0.02; on the WCXB documentation pages, word F1 >= 0.95 (the best published result is
+0.932), `with` snippets >= 0.97 and `without` snippets <= 0.03. The margin is thin because six
+of the 89 ground truths cover only part of their page (they average about 0.5; the others about
+0.97).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ WCXB_WITHOUT_BAR = 0.03
 @pytest.fixture(scope="module")
 def fixture_table() -> dict[str, dict]:
     shared_path("fixtures", "sites")
-    from bench.bench_extract import aggregate, pinax_method, regular_fixtures, run_fixtures
+    from bench.quality.extract import aggregate, pinax_method, regular_fixtures, run_fixtures
 
     return aggregate(run_fixtures(pinax_method, regular_fixtures()))
 
@@ -45,7 +46,7 @@ def test_every_generator_meets_the_bars(fixture_table: dict[str, dict]) -> None:
 
 def test_wcxb_documentation_pages_meet_the_bars() -> None:
     shared_path("corpora", "wcxb-docs", "dev")
-    from bench.bench_extract import pinax_method, run_wcxb, wcxb_summary
+    from bench.quality.extract import pinax_method, run_wcxb, wcxb_summary
 
     results = run_wcxb(pinax_method)
     assert len(results) == 89
@@ -57,7 +58,7 @@ def test_wcxb_documentation_pages_meet_the_bars() -> None:
 
 def test_hard_cases_pass() -> None:
     shared_path("fixtures", "sites", "hard-cases")
-    from bench.bench_extract import hard_cases
+    from bench.quality.extract import hard_cases
 
     failed = [(case, seen) for case, passed, seen in hard_cases() if not passed]
     assert not failed
@@ -66,9 +67,9 @@ def test_hard_cases_pass() -> None:
 @pytest.mark.slow
 def test_the_5mb_changelog_extracts_completely_in_under_5_seconds() -> None:
     shared_path("fixtures", "sites", "hard-cases", "huge-python-changelog")
-    from bench.bench_extract import HUGE, SITES
-    from bench.quality import fixtures
+    from bench.quality.extract import HUGE, SITES
     from pinax.pages.extract import decode_html, extract
+    from tests.support.extraction import fixtures
 
     fixture = next(f for f in fixtures(SITES) if f.key == HUGE)
     html = decode_html(fixture.html_bytes(), None)

@@ -193,7 +193,7 @@ def test_a_duplicate_url_in_another_batch_is_found(monkeypatch: pytest.MonkeyPat
 
 def test_real_manifests_with_outlines_in_the_dump_layout() -> None:
     shared_path("corpora", "outlines")
-    from bench.eval_sections import outlined_manifest
+    from bench.harness.corpora import outlined_manifest
 
     for name in ("react", "django"):
         manifest = outlined_manifest(name)
@@ -289,7 +289,7 @@ def test_batches_a_worker_fails_are_parsed_here(
 
 def test_real_manifests_with_outlines_by_workers(parsed_by_workers: list[int]) -> None:
     shared_path("corpora", "outlines")
-    from bench.eval_sections import outlined_manifest
+    from bench.harness.corpora import outlined_manifest
 
     manifest = outlined_manifest("react")
     text = manifest_io.dump(manifest).encode()

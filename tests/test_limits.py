@@ -2,7 +2,7 @@
 
 Real servers on loopback send what a hostile site would: bodies that never end, bombs, bytes
 that trickle, endless redirects, pages nested 100,000 deep, a 50 MB line, broken UTF-8. The
-tests assert the error and generous time ceilings; bench/bench_limits.py measures time and
+tests assert the error and generous time ceilings; bench.speed.limits measures time and
 peak memory per case.
 """
 

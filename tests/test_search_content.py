@@ -229,7 +229,7 @@ def test_content_weight_is_checked_like_the_other_weights(tmp_path: Path) -> Non
 
 
 def test_the_dev_questions_beat_titles_and_headings_alone() -> None:
-    from bench.eval_content import QUESTION_SETS, ask, library, pinax
+    from bench.quality.eval_content import QUESTION_SETS, ask, library, pinax
 
     name = QUESTION_SETS[0]
     shared_path("corpora", "content", f"{name}.jsonl.gz")

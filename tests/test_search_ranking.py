@@ -1,7 +1,7 @@
 """Ranking on the real DEV retrieval sets: clearly better than plain BM25, and typo-proof.
 
 The baseline figures are the plain rank-bm25 baseline of ../shared/corpora/README.md, which
-bench/eval_search.py reproduces exactly in the same run as Pinax's.
+bench.quality.eval_search reproduces exactly in the same run as Pinax's.
 """
 
 from __future__ import annotations

@@ -125,9 +125,10 @@ def test_a_word_of_one_library_decides_between_libraries() -> None:
 
 def test_outlines_lift_recall_on_a_dev_set() -> None:
     """The react DEV set with the shared outlines joined (the full check, every corpus and
-    all manifests together, is bench/eval_sections.py)."""
+    all manifests together, is bench.quality.eval_sections)."""
     shared_path("corpora", "outlines")
-    from bench.eval_sections import evaluate, outlined_manifest, plain_manifest
+    from bench.harness.corpora import outlined_manifest, plain_manifest
+    from bench.quality.eval_sections import evaluate
 
     today = evaluate(Library([plain_manifest("react")]), "react", None)
     outlined = evaluate(Library([outlined_manifest("react")]), "react", None)
@@ -190,8 +191,7 @@ def test_the_heading_a_hit_names_is_the_one_reading_every_heading_finds() -> Non
     """The per-term heading lists give the same heading as reading each of the page's
     headings would, on every hit of the react DEV queries with the shared outlines."""
     shared_path("corpora", "outlines")
-    from bench.eval_search import rows
-    from bench.eval_sections import outlined_manifest
+    from bench.harness.corpora import outlined_manifest, rows
 
     (docs,) = Library([outlined_manifest("react")]).all()
     named = 0

@@ -3,7 +3,7 @@ pages (tests/soak.py). Every request is answered with the outcome its page or ar
 for, nothing is lost, the server lives on, and its memory does not grow.
 
 The bounded form runs in the default test run (and so in .ci/run); the long one with `-m slow`.
-The report prints with `pytest -s`; bench/bench_soak.py runs any size.
+The report prints with `pytest -s`; bench.speed.soak runs any size.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from rank_bm25 import BM25Okapi
 
-from pinax.search.bm25 import OkapiIndex, page_tokens, plain_tokens
+from bench.harness.bm25 import OkapiIndex, page_tokens, plain_tokens
 from tests.conftest import shared_path
 
 QUERIES = [

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from bench.harness.bm25 import page_tokens, plain_tokens
 from bench.harness.corpora import CORPORA, NAMES, rows
 from bench.harness.scoring import first_rank
 from pinax import manifest as manifest_io
@@ -38,7 +39,6 @@ from pinax.builder import inventory
 from pinax.builder.symbols import normalised
 from pinax.library import Library
 from pinax.manifest import Manifest
-from pinax.search.bm25 import page_tokens, plain_tokens
 from pinax.search.indexing import symbol_text
 
 PUBLISHED = CORPORA / "published"

@@ -21,11 +21,11 @@ import anyio
 from mcp import Client, StdioServerParameters
 from rank_bm25 import BM25Okapi
 
+from bench.harness.bm25 import page_tokens, plain_tokens
 from bench.harness.corpora import SHARED
 from bench.harness.timing import percentile
 from pinax import manifest as manifest_io
 from pinax.library import Library
-from pinax.search.bm25 import page_tokens, plain_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 

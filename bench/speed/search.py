@@ -235,7 +235,7 @@ def work_baseline(manifest: Path, sample: int) -> dict:
     """rank-bm25 over the same pages, on a sample of the clean queries."""
     from rank_bm25 import BM25Okapi
 
-    from pinax.search.bm25 import page_tokens, plain_tokens
+    from bench.harness.bm25 import page_tokens, plain_tokens
 
     pages = json.loads(manifest.read_text())["pages"]
     started = time.perf_counter()

@@ -6,7 +6,8 @@ documents that contain its words. Same k1, b and epsilon, same IDF with its floo
 than half the documents get epsilon times the average IDF), same sum over the query's words
 (repeats included), so `get_scores` returns the same array. Pinax's own ranking
 (`pinax.search.index`) builds on the same postings idea with BM25F; this class is the baseline
-it is measured against and the check that the postings arithmetic is right.
+it is measured against and the check that the postings arithmetic is right. The benches' and
+tests' plain tokens come from here too; it is not part of the installed package.
 """
 
 from __future__ import annotations

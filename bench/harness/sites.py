@@ -5,8 +5,8 @@ build from them (`pinax build --outline`, `--content`)."""
 from __future__ import annotations
 
 from bench.harness.corpora import SHARED
-from tests.http_site import Reply, Site
 from tests.support.extraction import Fixture
+from tests.support.http_site import Reply, Site
 
 SITES = SHARED.resolve() / "fixtures" / "sites"
 NOT_SCORED = ("redirect-stub", "js-rendered-shell")  # hard cases without content of their own

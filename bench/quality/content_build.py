@@ -37,13 +37,13 @@ from pathlib import Path
 
 from bench.harness.sites import SITES, scored, serve_fixtures
 from pinax import content
+from pinax.builder import BuildOptions
 from pinax.builder.core import build
-from pinax.builder.model import BuildOptions
 from pinax.builder.report import Reporter
 from pinax.content import PageText
 from pinax.manifest import Manifest
-from tests.http_site import Site
 from tests.support.extraction import Fixture, fixtures, score_page
+from tests.support.http_site import Site
 
 os.environ.setdefault("PINAX_ALLOW_PRIVATE", "127.0.0.1/32")
 

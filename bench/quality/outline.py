@@ -38,8 +38,8 @@ import anyio
 from selectolax.lexbor import LexborHTMLParser
 
 from bench.harness.sites import SITES, scored, serve_fixtures
+from pinax.builder import BuildOptions
 from pinax.builder.core import build
-from pinax.builder.model import BuildOptions
 from pinax.builder.report import Reporter
 from pinax.errors import PinaxError
 from pinax.manifest import Manifest, dump
@@ -47,7 +47,6 @@ from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.extract import decode_html, repair_mojibake
 from pinax.pages.outline import HEADINGS, anchor_and_rule, key
 from pinax.tools import Tools
-from tests.http_site import Site
 from tests.support.extraction import (
     _ATX,
     Fixture,
@@ -59,6 +58,7 @@ from tests.support.extraction import (
     split_blocks,
     words,
 )
+from tests.support.http_site import Site
 
 os.environ.setdefault("PINAX_ALLOW_PRIVATE", "127.0.0.1/32")
 

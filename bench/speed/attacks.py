@@ -39,14 +39,15 @@ from mcp import Client
 
 from bench.harness.corpora import SHARED
 from bench.harness.timing import percentile
-from tests.http_site import Reply, Request, Site
-from tests.serving import INITIALIZE, MCP_HEADERS, run_pinax, served_http
-from tests.test_hostile_args import CASES as ARG_CASES
-from tests.test_hostile_files import BAD_MANIFESTS
-from tests.test_hostile_hidden import HIDDEN_HTML, SECRET, VISIBLE
-from tests.test_hostile_pages import DEEP_PAGES, HOSTILE_HTML, HOSTILE_MARKDOWN
-from tests.test_hostile_redirects import LOCATIONS
+from tests.cli.test_hostile_files import BAD_MANIFESTS
+from tests.pages.test_hostile_hidden import HIDDEN_HTML, SECRET, VISIBLE
+from tests.pages.test_hostile_pages import DEEP_PAGES, HOSTILE_HTML, HOSTILE_MARKDOWN
+from tests.pages.test_hostile_redirects import LOCATIONS
+from tests.server.test_hostile_args import CASES as ARG_CASES
+from tests.support.http_site import Reply, Request, Site
+from tests.support.serving import INITIALIZE, MCP_HEADERS, run_pinax, served_http
 
+os.environ.setdefault("PINAX_ALLOW_PRIVATE", "127.0.0.1/32")  # the loopback site
 P99_BAR_MS = 50.0
 QUERIES = ["use effect", "state hook", "useRef", "render list", "context provider"]
 # The other client: search_pages in a loop until its stdin closes. It says "ready" after its
@@ -56,7 +57,6 @@ PROBE = f"""
 import sys, time, threading, anyio
 from mcp import Client
 
-os.environ.setdefault("PINAX_ALLOW_PRIVATE", "127.0.0.1/32")  # the loopback site
 queries = {QUERIES!r}
 stop = threading.Event()
 threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
@@ -239,7 +239,7 @@ async def main(only: set[str] | None, idle: float, rounds: int) -> None:
         routes[f"/hidden/{i}"] = html(f"<main>{VISIBLE}{hidden}</main>")
     for i, location in enumerate(LOCATIONS):
         routes[f"/moved/{i}"] = Reply(302, b"", {"Location": location})
-    from tests.test_hostile_cache import big_page
+    from tests.pages.test_hostile_cache import big_page
 
     for kind in ("fifo", "escape"):  # big pages: each cached value lies in a file of its own
         routes[f"/trap/{kind}"] = html(big_page())

@@ -111,8 +111,8 @@ async def baseline(sitemap_url: str, concurrency: int) -> int:
 
 def run_scenario(name: str, sitemap_url: str, concurrency: int) -> dict[str, float]:
     from bench.harness.memory import peak_mb
+    from pinax.builder import BuildOptions
     from pinax.builder.core import build
-    from pinax.builder.model import BuildOptions
     from pinax.builder.report import Reporter
 
     started = time.perf_counter()

@@ -64,7 +64,7 @@ def streaming(head: bytes, chunks: Callable, pause: float = 0) -> Callable:
 
 
 def fixed(body: bytes, **headers: str) -> Callable:
-    from tests.raw_server import head
+    from tests.support.raw_server import head
 
     def handler(server, connection) -> None:
         server.send(connection, head(content_length=str(len(body)), **headers) + body)
@@ -73,7 +73,7 @@ def fixed(body: bytes, **headers: str) -> Callable:
 
 
 def redirect_forever(server, connection) -> None:
-    from tests.raw_server import head
+    from tests.support.raw_server import head
 
     location = f"/r{time.monotonic_ns()}"
     server.send(connection, head("302 Found", location=location, content_length="0"))
@@ -114,7 +114,7 @@ def lexbor(levels: int) -> Callable[[str], str]:
 
 def cases() -> dict[str, Callable[[], Case]]:
     """name -> how to make the case (built only in the process that runs it)."""
-    from tests.raw_server import head
+    from tests.support.raw_server import head
 
     html = {"content_type": "text/html; charset=utf-8"}
     close = head(connection="close", **html)
@@ -179,9 +179,9 @@ def run_case(name: str) -> dict:
     import anyio
 
     from pinax.errors import PinaxError
-    from pinax.pages.fetch import Fetcher, Limits
+    from pinax.pages import Fetcher, Limits
     from pinax.tools import Tools
-    from tests.raw_server import RawServer
+    from tests.support.raw_server import RawServer
 
     case = {**cases(), **SLOW}[name]()
     serve = case.serve or (lambda server, connection: None)

@@ -27,7 +27,7 @@ from bench.harness.corpora import SHARED
 from bench.harness.timing import percentile
 from pinax.pages.extract import decode_html, extract
 from pinax.tools import Tools
-from tests.http_site import Reply, Site
+from tests.support.http_site import Reply, Site
 
 PAGES = (
     "sphinx/requests-advanced",  # ~100 KB of HTML

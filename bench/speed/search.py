@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import statistics
 import subprocess
@@ -54,6 +53,7 @@ from pathlib import Path
 from bench.harness import mcp_floor
 from bench.harness.corpora import SHARED
 from bench.harness.memory import TreePeak, peak_mb, rss_mb
+from bench.harness.runs import lexical_only
 from bench.harness.timing import percentile
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -256,15 +256,6 @@ def work_baseline(manifest: Path, sample: int) -> dict:
         "bm25_n": len(times),
         "bm25_peak_mb": peak_mb(),
     }
-
-
-def lexical_only() -> None:
-    """This process as if the embedding model were not installed (PINAX_BENCH_LEXICAL_ONLY):
-    the baseline of the embedding's memory and build time."""
-    from pinax.search import semantic
-
-    semantic.model_folder = lambda: None  # type: ignore[assignment]
-    logging.getLogger("pinax").setLevel(logging.ERROR)
 
 
 def run_worker(kind: str, *args: str) -> dict:

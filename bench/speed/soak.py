@@ -23,7 +23,7 @@ import anyio
 from bench.harness.corpora import SHARED
 from pinax.errors import PinaxError
 from pinax.tools import Tools
-from tests.soak import (
+from tests.support.soak import (
     OK,
     REFETCHED,
     STALE,

@@ -1,7 +1,7 @@
 """Extraction quality: the metrics of ../shared/fixtures/README.md and the WCXB word F1.
 
 One implementation for the benches (bench.quality.extract, outline, content_build) and the
-tests (tests/test_extract_quality.py, test_build_content.py): in tests/, so that a test needs
+tests (tests/pages/test_extract_quality.py, test_build_content.py): in tests/, so that a test needs
 no bench to score a page. The same functions score Pinax and the naive baselines.
 
 Fixture metrics (one page = rendered HTML + the author's source):

@@ -151,9 +151,9 @@ class Tools:
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
         shared = None
         if cache_redis:
-            from pinax.pages import SharedCache
+            from pinax.pages import open_shared
 
-            shared = SharedCache(cache_redis)  # a bad URL or a missing extra stops start-up
+            shared = open_shared(cache_redis)  # a bad URL or a missing extra stops start-up
 
         def make_reader() -> PageReader:
             from pinax.pages import LocalFiles, PageReader

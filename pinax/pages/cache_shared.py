@@ -65,6 +65,20 @@ class Claim:
     elsewhere: bool = False
 
 
+_OPEN: dict[str, SharedCache] = {}
+_OPENING = threading.Lock()
+
+
+def open_shared(url: str) -> SharedCache:
+    """The process's one `SharedCache` for `url`: a server that reloads its manifests makes
+    new tools each time, and they keep one connection pool (and one view of Redis's health)."""
+    with _OPENING:
+        found = _OPEN.get(url)
+        if found is None:
+            found = _OPEN[url] = SharedCache(url)
+        return found
+
+
 class SharedCache:
     """Pages in Redis by cache key; every method answers (None, nothing) when Redis fails."""
 
@@ -96,6 +110,16 @@ class SharedCache:
         self._resting_until = 0.0  # monotonic: Redis is not asked before then
         self._warned_at = -WARN_EVERY
         self._troubled = False
+
+    def check(self) -> bool:
+        """Whether Redis answers (said in the log when not): a server asks at start-up."""
+        try:
+            self._redis.ping()
+        except self._errors as exc:
+            self._trouble(exc)
+            return False
+        self._fine()
+        return True
 
     def get(self, key: str) -> tuple[dict[str, Any], float] | None:
         """(entry, age in seconds) when Redis holds a sound copy of the page, else None."""

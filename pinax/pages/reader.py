@@ -91,6 +91,8 @@ class PageReader:
         from pinax.pages.extract import extract  # noqa: F401  (the import is the point)
 
         self.fetcher.warm()
+        if self.shared is not None:
+            self.shared.check()  # an unreachable Redis is said at start-up
 
     async def read(
         self,
@@ -155,7 +157,7 @@ class PageReader:
         fresh_for: float,
     ) -> dict[str, Any]:
         claim = Claim()
-        if self.shared is not None:
+        if self.shared is not None and fresh_for > 0:  # with no TTL nothing is shared
             shared, claim = await self._from_shared(url, found, fresh_for)
             if shared is not None:
                 return shared

@@ -400,3 +400,70 @@ def test_the_cli_takes_the_option_and_a_core_install_never_imports_redis(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, env=server_env()
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+def short_deadline(tools: Tools, seconds: float) -> Tools:
+    """`tools` whose fetches (and so their waits for another process's fetch) end sooner."""
+    from pinax.pages import Fetcher, Limits
+
+    assert tools.reader is not None
+    policy = tools.reader.policy
+    tools.reader.fetcher = Fetcher(
+        policy.check, Limits(total_timeout=seconds), addresses=policy.addresses
+    )
+    return tools
+
+
+def test_a_lock_held_past_the_deadline_serves_the_stale_copy_or_fetches_here(
+    tmp_path: Path, site: Site, redis_server: RedisServer
+) -> None:
+    url = site.add("/guide", markdown())
+    manifest = manifest_of(tmp_path, site, ["/guide"])
+    holder = short_deadline(replica(tmp_path, "a", manifest, redis_server.url, ttl=1), 1.0)
+    assert read(holder, url)["cache"] == "miss"
+    time.sleep(1.2)  # expired on disk and gone from Redis
+    # a process that took the lock and never finishes (it hung, or is fetching a slow site)
+    redis_server.client().set(shared_module.lock_key(url), "someone else", px=60_000)
+    stale = read(holder, url)
+    assert stale["cache"] == "stale" and "another process" in stale["stale_reason"]
+    assert site.hits("/guide") == 1
+    newcomer = short_deadline(replica(tmp_path, "b", manifest, redis_server.url, ttl=1), 1.0)
+    assert read(newcomer, url)["cache"] == "miss" and site.hits("/guide") == 2
+
+
+def test_a_down_redis_is_warned_about_once_a_minute_and_its_return_said(
+    tmp_path: Path,
+    site: Site,
+    redis_server: RedisServer,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(shared_module, "RETRY_AFTER", 0.0)  # ask Redis on every call
+    paths = [f"/p{i}" for i in range(20)]
+    for path in paths:
+        site.add(path, markdown())
+    manifest = manifest_of(tmp_path, site, paths)
+    tools = replica(tmp_path, "a", manifest, redis_server.url)
+    redis_server.stop()
+    with caplog.at_level("WARNING", logger="pinax.pages"):
+        for path in paths:
+            assert read(tools, site.url(path))["cache"] == "miss"
+        redis_server.start()
+        late = site.add("/late", markdown())
+        read(tools, late)
+    said = [r.getMessage() for r in caplog.records if "shared page cache" in r.getMessage()]
+    assert len(said) == 2, said
+    assert "failed" in said[0] and "once a minute" in said[0] and "answers again" in said[1]
+    assert redis_server.client().exists(value_key(late))
+
+
+def test_a_key_of_another_redis_type_is_ignored_and_replaced(
+    tmp_path: Path, site: Site, redis_server: RedisServer
+) -> None:
+    url = site.add("/guide", markdown())
+    manifest = manifest_of(tmp_path, site, ["/guide"])
+    client = redis_server.client()
+    client.rpush(value_key(url), "not", "a", "string")
+    assert read(replica(tmp_path, "a", manifest, redis_server.url), url)["cache"] == "miss"
+    assert read(replica(tmp_path, "b", manifest, redis_server.url), url)["cache"] == "hit"
+    assert site.hits("/guide") == 1

@@ -54,7 +54,7 @@ ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/html;q=0.9, text/plain;q=0
 MARKDOWN_ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/plain;q=0.5"
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
 MAX_STUB_HOPS = 3
-SHARED_POLL = (0.01, 0.1)  # seconds between looks for a page another process is fetching
+SHARED_POLL = (0.005, 0.05)  # seconds between looks for a page another process is fetching
 _LOOKS_LIKE_HTML = re.compile(
     rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
@@ -194,7 +194,7 @@ class PageReader:
             if anyio.current_time() >= give_up:
                 break
             await anyio.sleep(pause)
-            pause = min(pause * 2, SHARED_POLL[1])
+            pause = min(pause * 1.5, SHARED_POLL[1])
         reason = f"another process has been fetching it for {deadline:g} s"
         if found is not None:
             log.warning("serving a stale copy of %s: %s", url, reason)

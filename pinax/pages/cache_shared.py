@@ -13,9 +13,11 @@ not decompress within `MAX_JSON_BYTES`, or that is not exactly an entry for the 
 (types, fields, its Markdown's hash) is ignored and the page read again.
 
 Redis is an accelerator, never a dependency: every operation has a socket timeout of tens of
-milliseconds and answers "nothing" on any failure; after a connection failure Redis is left
-alone for `RETRY_AFTER` seconds (so a dead Redis costs nothing), then tried again, which is
-how Pinax finds it again after a restart. The trouble is logged once a minute at most.
+milliseconds (`TIMEOUT`; a `?socket_timeout=` in the URL overrides it) and answers "nothing" on
+any failure; after `FAILURES_TO_REST` failures in a row to reach it Redis is left alone for
+`RETRY_AFTER` seconds (so a dead or hung Redis costs nothing), then tried again, which is how
+Pinax finds it again after a restart. One slow answer (a busy machine) costs only that call.
+That Redis is unreachable, or refuses a write (full), is logged once a minute at most.
 
 redis-py (with hiredis) is the optional extra `team`, imported only when a URL is given.
 """
@@ -41,7 +43,9 @@ PREFIX = "pinax:page:v1:"  # v1: zlib JSON {"key", "entry", "ttl"}; the lock is 
 MAX_VALUE_BYTES = 10 << 20  # stored (compressed); a bigger page stays in the disk cache only
 MAX_JSON_BYTES = 64 << 20  # decompressed, as the disk cache's MAX_VALUE_BYTES
 TIMEOUT = 0.05  # seconds, to connect and for each answer
-RETRY_AFTER = 1.0  # seconds Redis is left alone after a connection failure
+RETRY_AFTER = 1.0  # seconds Redis is left alone once it is taken for unreachable
+FAILURES_TO_REST = 3  # failures in a row to reach Redis that make it taken for unreachable
+LOCK_HOLD = 5.0  # seconds a fetch lock lasts unless its holder renews it (a dead one does not)
 WARN_EVERY = 60.0  # seconds between warnings about Redis
 SCHEMES = ("redis", "rediss", "unix")
 SOURCES = frozenset({"markdown-twin", "markdown-alternate", "negotiated", "html"})
@@ -49,9 +53,13 @@ _TEXT_FIELDS = ("url", "title", "source", "source_url", "fetched_at", "content_h
 _KNOWN_FIELDS = frozenset(
     {*_TEXT_FIELDS, "requested_url", "removed_hidden", "validators", "heading_ids", "entries"}
 )
-# Delete the lock only while it is still ours: it may have expired and been taken by another.
+# Delete or extend the lock only while it is still ours: it may have expired and been taken.
 _RELEASE = """
 if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+_RENEW = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 return 0
 """
 
@@ -106,8 +114,11 @@ class SharedCache:
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
         self._unreachable = (redis.ConnectionError, redis.TimeoutError, OSError)
         self._release = self._redis.register_script(_RELEASE)
+        self._renew = self._redis.register_script(_RENEW)
+        self.hold = LOCK_HOLD  # seconds a fetch lock lasts unless renewed
         self._lock = threading.Lock()
         self._resting_until = 0.0  # monotonic: Redis is not asked before then
+        self._failures = 0  # in a row, to reach Redis
         self._warned_at = -WARN_EVERY
         self._troubled = False
 
@@ -160,18 +171,33 @@ class SharedCache:
             return
         self._fine()
 
-    def claim(self, key: str, hold: float) -> Claim:
-        """Take the lock on fetching `key` for `hold` seconds at most, if no one holds it."""
+    def claim(self, key: str, hold: float | None = None) -> Claim:
+        """Take the lock on fetching `key` for `hold` seconds (unless renewed), if no one holds
+        it. When the answer is lost (a timeout) the lock may be ours: the caller fetches, and
+        releases it after, which deletes it only if it is."""
         if self._resting():
             return Claim()
         token = secrets.token_hex(16)
+        milliseconds = max(1, int((self.hold if hold is None else hold) * 1000))
         try:
-            taken = self._redis.set(lock_key(key), token, nx=True, px=max(1, int(hold * 1000)))
+            taken = self._redis.set(lock_key(key), token, nx=True, px=milliseconds)
         except self._errors as exc:
             self._trouble(exc)
-            return Claim()
+            return Claim(token=token) if isinstance(exc, self._unreachable) else Claim()
         self._fine()
         return Claim(token=token) if taken else Claim(elsewhere=True)
+
+    def renew(self, key: str, claim: Claim) -> bool:
+        """Extend a lock this process holds by `hold` seconds; False once it is not held."""
+        if claim.token is None or self._resting():
+            return False
+        try:
+            held = self._renew(keys=[lock_key(key)], args=[claim.token, int(self.hold * 1000)])
+        except self._errors as exc:
+            self._trouble(exc)
+            return True  # it may still be held: try again at the next turn
+        self._fine()
+        return bool(held)
 
     def release(self, key: str, claim: Claim) -> None:
         """Let go of a lock this process holds (and only if it is still the one it took)."""
@@ -189,11 +215,16 @@ class SharedCache:
         return time.monotonic() < self._resting_until
 
     def _trouble(self, exc: BaseException) -> None:
-        """Say so (once a minute at most); after a connection failure, leave Redis alone a
-        while. A full Redis (an OOM answer) only loses the write."""
+        """After `FAILURES_TO_REST` failures in a row to reach Redis, leave it alone a while
+        and say so (once a minute at most). A refused command (a full Redis's OOM answer) is
+        said too; it only loses that command."""
         now = time.monotonic()
         with self._lock:
             if isinstance(exc, self._unreachable):
+                self._failures += 1
+                if self._failures < FAILURES_TO_REST:
+                    return  # one slow answer is a busy machine, not a dead Redis
+                self._failures = 0
                 self._resting_until = now + RETRY_AFTER
             self._troubled = True
             if now - self._warned_at < WARN_EVERY:
@@ -207,6 +238,7 @@ class SharedCache:
         )
 
     def _fine(self) -> None:
+        self._failures = 0
         if self._troubled:
             with self._lock:
                 if not self._troubled:

@@ -161,11 +161,28 @@ class PageReader:
             shared, claim = await self._from_shared(url, found, fresh_for)
             if shared is not None:
                 return shared
-        try:
+        if self.shared is None or claim.token is None:
             return await self._fetch_and_store(url, title_hint, twin_url, found, problem, fresh_for)
+        try:
+            async with anyio.create_task_group() as holding:
+                holding.start_soon(self._hold, self._key(url), claim)
+                try:
+                    return await self._fetch_and_store(
+                        url, title_hint, twin_url, found, problem, fresh_for
+                    )
+                finally:
+                    holding.cancel_scope.cancel()
         finally:
-            if self.shared is not None and claim.token is not None:
-                await anyio.to_thread.run_sync(self.shared.release, self._key(url), claim)
+            await anyio.to_thread.run_sync(self.shared.release, self._key(url), claim)
+
+    async def _hold(self, key: str, claim: Claim) -> None:
+        """Renew the fetch lock while the fetch lasts, so that it expires soon after a holder
+        that died (and the others fetch), never under one still at work."""
+        assert self.shared is not None
+        while True:
+            await anyio.sleep(self.shared.hold / 3)
+            if not await anyio.to_thread.run_sync(self.shared.renew, key, claim):
+                return
 
     async def _from_shared(
         self, url: str, found: tuple[dict[str, Any], float] | None, fresh_for: float
@@ -186,7 +203,7 @@ class PageReader:
                 return _answer(copy[0], "hit", copy[1]), Claim()
             if claim.token is not None:  # looked once more since: the page is ours to fetch
                 return None, claim
-            claim = await anyio.to_thread.run_sync(self.shared.claim, key, deadline + 5)
+            claim = await anyio.to_thread.run_sync(self.shared.claim, key)
             if claim.token is not None:  # its last holder may have stored it just now
                 continue
             if not claim.elsewhere:  # Redis did not answer

@@ -467,3 +467,33 @@ def test_a_key_of_another_redis_type_is_ignored_and_replaced(
     assert read(replica(tmp_path, "a", manifest, redis_server.url), url)["cache"] == "miss"
     assert read(replica(tmp_path, "b", manifest, redis_server.url), url)["cache"] == "hit"
     assert site.hits("/guide") == 1
+
+
+def test_a_fetch_longer_than_the_lock_keeps_it_and_a_dead_holders_lock_expires(
+    tmp_path: Path, site: Site, redis_server: RedisServer
+) -> None:
+    url = site.add("/slow", markdown(delay=1.2))
+    manifest = manifest_of(tmp_path, site, ["/slow"])
+    first = replica(tmp_path, "a", manifest, redis_server.url)
+    second = replica(tmp_path, "b", manifest, redis_server.url)
+    assert first.reader is not None and first.reader.shared is not None
+    first.reader.shared.hold = 0.3  # (one client per URL: the second's too)
+    results: list[dict] = []
+
+    async def both() -> None:
+        async def ask(tools: Tools, after: float) -> None:
+            await anyio.sleep(after)
+            results.append(await tools.get_page(url))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(ask, first, 0)
+            group.start_soon(ask, second, 0.1)
+
+    anyio.run(both)  # the fetch takes four times the lock's life: renewed, never lost
+    assert site.hits("/slow") == 1 and sorted(r["cache"] for r in results) == ["hit", "miss"]
+    # a holder that died: its lock (never renewed) expires, and the next asker fetches
+    site.add("/other", markdown())
+    SharedCache(redis_server.url).claim(site.url("/other"), hold=0.3)
+    started = time.monotonic()
+    assert read(second, site.url("/other"))["cache"] == "miss"
+    assert time.monotonic() - started < 10 and site.hits("/other") == 1

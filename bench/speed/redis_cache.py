@@ -11,8 +11,9 @@ every page answers after `--site-delay` seconds, counting what reaches it.
    `--rounds` pages in turn. Printed: requests that reached the site per page, and the
    latency of the asks (p50, p99, max), with the shared cache and without it.
 2. Redis down: 16 concurrent clients of one Pinax read `--pages` pages new to its disk, with
-   Redis up and holding them (another replica read them), with no Redis at all, with Redis
-   stopped (connections refused) and with Redis hung (SIGSTOP: accepts, never answers).
+   Redis up and holding them (another replica read them; then again, from its disk), with no
+   Redis at all, with Redis hung (SIGSTOP: accepts, never answers) and with Redis stopped
+   (connections refused).
    Printed: p50, p99 and max of get_page, and failed calls (there must be none).
 """
 
@@ -255,6 +256,7 @@ def redis_down(args: argparse.Namespace, site: DocsSite, path: Path, redis: Redi
     for tools in (shared, alone):
         tools.warm_pages()
     measure("Redis up, pages in it", site, shared, pages("up"))
+    measure("the same, now on disk", site, shared, pages("up"))
     measure("no --cache-redis", site, alone, pages("alone"))
     assert redis.process is not None
     redis.process.send_signal(signal.SIGSTOP)

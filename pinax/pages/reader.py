@@ -197,7 +197,8 @@ class PageReader:
         while True:
             copy = await anyio.to_thread.run_sync(self.shared.get, key)
             if copy is not None and copy[1] < fresh_for:
-                await anyio.to_thread.run_sync(self.shared.release, key, claim)
+                if claim.token is not None:
+                    await anyio.to_thread.run_sync(self.shared.release, key, claim)
                 if self.cache is not None:
                     await anyio.to_thread.run_sync(self._store_on_disk, url, *copy)
                 return _answer(copy[0], "hit", copy[1]), Claim()

@@ -497,3 +497,40 @@ def test_a_fetch_longer_than_the_lock_keeps_it_and_a_dead_holders_lock_expires(
     started = time.monotonic()
     assert read(second, site.url("/other"))["cache"] == "miss"
     assert time.monotonic() - started < 10 and site.hits("/other") == 1
+
+
+@pytest.mark.anyio
+async def test_two_stdio_servers_share_what_one_fetched(
+    tmp_path: Path, site: Site, redis_server: RedisServer
+) -> None:
+    from mcp import Client
+
+    from tests.serving import stdio_params
+
+    url = site.add("/guide", markdown())
+    manifest = manifest_of(tmp_path, site, ["/guide"])
+    states = []
+    for name in ("a", "b"):
+        params = stdio_params(
+            "--docs", str(manifest), "--cache-dir", str(tmp_path / name),
+            "--cache-redis", redis_server.url,
+        )  # fmt: skip
+        async with Client(params) as client:
+            with anyio.fail_after(60):
+                answer = await client.call_tool("get_page", {"url": url})
+        assert not answer.is_error, answer.content
+        states.append(answer.structured_content["cache"])
+    assert states == ["miss", "hit"] and site.hits("/guide") == 1
+
+
+def test_the_cli_refuses_a_url_that_is_not_redis(tmp_path: Path, site: Site) -> None:
+    url = site.add("/guide", markdown())
+    manifest = manifest_of(tmp_path, site, ["/guide"])
+    done = subprocess.run(
+        [sys.executable, "-m", "pinax", "page", url, "--docs", str(manifest),
+         "--cache-redis", "http://user:hunter2@cache:6379"],
+        capture_output=True, text=True, cwd=ROOT, env=server_env(), timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "not a Redis URL" in done.stderr
+    assert "hunter2" not in done.stderr and "Traceback" not in done.stderr
+    assert site.hits("/guide") == 0

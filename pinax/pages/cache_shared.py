@@ -127,7 +127,14 @@ class SharedCache:
         try:
             self._redis.ping()
         except self._errors as exc:
-            self._trouble(exc)
+            with self._lock:
+                self._troubled, self._warned_at = True, time.monotonic()
+            log.warning(
+                "the shared page cache (Redis at %s) does not answer: %s; reading pages from the "
+                "disk cache and the sites until it does",
+                self.where,
+                _short(exc),
+            )
             return False
         self._fine()
         return True

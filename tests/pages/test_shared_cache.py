@@ -534,3 +534,18 @@ def test_the_cli_refuses_a_url_that_is_not_redis(tmp_path: Path, site: Site) -> 
     assert done.returncode == 2 and "not a Redis URL" in done.stderr
     assert "hunter2" not in done.stderr and "Traceback" not in done.stderr
     assert site.hits("/guide") == 0
+
+
+def test_a_server_says_at_start_up_that_redis_does_not_answer(
+    tmp_path: Path, site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.pages.conftest import free_port
+
+    site.add("/guide", markdown())
+    manifest = manifest_of(tmp_path, site, ["/guide"])
+    tools = replica(tmp_path, "a", manifest, f"redis://127.0.0.1:{free_port()}/0")
+    with caplog.at_level("WARNING", logger="pinax.pages"):
+        tools.warm_pages()  # what a server does at start-up, on a background thread
+        assert read(tools, site.url("/guide"))["cache"] == "miss"
+    said = [r.getMessage() for r in caplog.records if "shared page cache" in r.getMessage()]
+    assert len(said) == 1 and "does not answer" in said[0]

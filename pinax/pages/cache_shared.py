@@ -123,12 +123,17 @@ class SharedCache:
         self._troubled = False
 
     def check(self) -> bool:
-        """Whether Redis answers (said in the log when not): a server asks at start-up."""
+        """Whether Redis answers (said in the log when not, once a minute at most): a server
+        asks at start-up."""
         try:
             self._redis.ping()
         except self._errors as exc:
+            now = time.monotonic()
             with self._lock:
-                self._troubled, self._warned_at = True, time.monotonic()
+                self._troubled = True
+                if now - self._warned_at < WARN_EVERY:
+                    return False
+                self._warned_at = now
             log.warning(
                 "the shared page cache (Redis at %s) does not answer: %s; reading pages from the "
                 "disk cache and the sites until it does",

@@ -12,8 +12,8 @@ every page answers after `--site-delay` seconds, counting what reaches it.
    latency of the asks (p50, p99, max), with the shared cache and without it.
 2. Redis down: 16 concurrent clients of one Pinax read `--pages` pages new to its disk, with
    Redis up and holding them (another replica read them; then again, from its disk), with no
-   Redis at all, with Redis hung (SIGSTOP: accepts, never answers) and with Redis stopped
-   (connections refused).
+   Redis at all, with Redis hung (SIGSTOP: accepts, never answers), with Redis stopped
+   (connections refused), and once Redis is started again (pages another replica read since).
    Printed: p50, p99 and max of get_page, and failed calls (there must be none).
 """
 
@@ -264,6 +264,10 @@ def redis_down(args: argparse.Namespace, site: DocsSite, path: Path, redis: Redi
     redis.process.send_signal(signal.SIGCONT)
     redis.stop()
     measure("Redis stopped", site, shared, pages("stopped"))
+    redis.start()  # empty, on the same port; neither replica is restarted
+    time.sleep(1.5)  # past the second a failing Redis is left alone
+    read_all(other, pages("restarted"))
+    measure("Redis restarted, shared", site, shared, pages("restarted"))
 
 
 def measure(name: str, site: DocsSite, tools: Tools, urls: list[str]) -> None:
@@ -285,6 +289,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--site-delay", type=float, default=0.05)
     parser.add_argument("--pages", type=int, default=200)
+    parser.add_argument(
+        "--socket-timeout",
+        type=float,
+        help="seconds Pinax gives Redis to answer in the stampede (default: Pinax's 50 ms)",
+    )
     parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -301,9 +310,12 @@ def main() -> None:
         try:
             print(
                 f"Cold-page stampede: {args.clients} readers over {args.replicas} processes, "
-                f"{args.rounds} pages, site answering in {args.site_delay * 1000:g} ms"
+                f"{args.rounds} pages, site answering in {args.site_delay * 1000:g} ms, "
+                f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
             )
-            stampede(args, site, path, redis.url)
+            timeout = args.socket_timeout
+            query = f"?socket_timeout={timeout}" if timeout else ""
+            stampede(args, site, path, redis.url + query)
             stampede(args, site, path, "")
             print(
                 f"get_page of {args.pages} pages new to the replica's disk, "

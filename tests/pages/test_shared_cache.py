@@ -54,13 +54,6 @@ def replica(tmp_path: Path, name: str, manifest: Path, redis_url: str, **more: o
     return Tools.open([manifest], tmp_path / name, cache_redis=redis_url, **more)  # type: ignore[arg-type]
 
 
-def patient(redis_url: str) -> str:
-    """The URL with a socket timeout of seconds, not 50 ms: the stampede tests count fetches,
-    and on a loaded machine a Redis answer slower than 50 ms (a fallback, by design: the page
-    is fetched here) would count as the lock failing."""
-    return redis_url + "?socket_timeout=2&socket_connect_timeout=2"
-
-
 def read(tools: Tools, url: str) -> dict:
     return anyio.run(tools.get_page, url)
 
@@ -130,7 +123,7 @@ def test_fifty_replicas_asking_a_cold_page_at_once_fetch_it_once(
     manifest = manifest_of(tmp_path, site, ["/cold"])
     # 50 readers, each a replica with its own disk cache and its own in-process flights, so
     # nothing but the lock in Redis keeps them from all fetching.
-    redis_url = patient(redis_server.url)
+    redis_url = redis_server.url
     replicas = [replica(tmp_path, f"r{i}", manifest, redis_url) for i in range(50)]
     results: list[dict] = []
 
@@ -184,7 +177,7 @@ def test_three_processes_stampeding_a_cold_page_fetch_it_once(
     url = site.add("/cold", markdown(delay=0.3))
     manifest = manifest_of(tmp_path, site, ["/cold"])
     go = tmp_path / "go"
-    argv = [sys.executable, "-c", STAMPEDE, str(manifest), patient(redis_server.url), str(go), url]
+    argv = [sys.executable, "-c", STAMPEDE, str(manifest), redis_server.url, str(go), url]
     processes = [
         subprocess.Popen(
             [*argv, str(tmp_path / f"p{n}")],
@@ -262,7 +255,7 @@ def test_a_slow_redis_costs_a_timeout_not_an_answer(
 
     url = site.add("/guide", markdown())
     manifest = manifest_of(tmp_path, site, ["/guide"])
-    tools = replica(tmp_path, "a", manifest, redis_server.url)
+    tools = replica(tmp_path, "a", manifest, redis_server.bare_url)
     assert redis_server.process is not None
     redis_server.process.send_signal(signal.SIGSTOP)  # accepts connections, answers nothing
     try:
@@ -482,8 +475,8 @@ def test_a_fetch_longer_than_the_lock_keeps_it_and_a_dead_holders_lock_expires(
 ) -> None:
     url = site.add("/slow", markdown(delay=1.2))
     manifest = manifest_of(tmp_path, site, ["/slow"])
-    first = replica(tmp_path, "a", manifest, patient(redis_server.url))
-    second = replica(tmp_path, "b", manifest, patient(redis_server.url))
+    first = replica(tmp_path, "a", manifest, redis_server.url)
+    second = replica(tmp_path, "b", manifest, redis_server.url)
     assert first.reader is not None and first.reader.shared is not None
     first.reader.shared.hold = 0.3  # (one client per URL: the second's too)
     results: list[dict] = []

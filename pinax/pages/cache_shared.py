@@ -66,8 +66,9 @@ return 0
 
 @dataclass(frozen=True)
 class Claim:
-    """What asking for a page's fetch lock came to: `token` when this process holds it,
-    `elsewhere` when another does (wait for its value); neither when Redis did not answer."""
+    """What asking for a page's fetch lock came to: `token` when this process holds it (or
+    may: the answer was lost), `elsewhere` when another does (wait for its value); neither when
+    Redis could not be asked."""
 
     token: str | None = None
     elsewhere: bool = False
@@ -274,7 +275,8 @@ def describe(url: str) -> str:
         parts = urlsplit(url)
         if parts.scheme not in SCHEMES:
             raise ValueError
-        where = parts.path if parts.scheme == "unix" else f"{parts.hostname}:{parts.port or 6379}"
+        host = parts.hostname or "localhost"
+        where = parts.path if parts.scheme == "unix" else f"{host}:{parts.port or 6379}"
     except ValueError:
         raise InvalidArgs(
             "--cache-redis: not a Redis URL (redis://host:port/db, rediss://... or "

@@ -1,0 +1,106 @@
+"""reST pages read as Markdown, scored as extraction is (bench/quality.py's fixture metrics)
+on the shared fixtures' Sphinx pages whose source is reST: the docutils conversion
+(pinax.pages.rest), the line-based reading it replaces (section titles only), and the HTML
+the real site rendered, extracted by get_page (the ceiling a source reading aims at).
+Beside the scores: how many headings carry the anchor the published page gives them.
+
+    python -m bench.rest_pages            # the table
+    python -m bench.rest_pages --pages    # per page
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+from pathlib import Path
+
+from bench.quality import fixtures, score_page
+from pinax.pages.extract import decode_html, extract
+from pinax.pages.rest import convert
+from pinax.pages.sourcetext import rst_to_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared")).resolve()
+SITES = SHARED / "fixtures" / "sites"
+METRICS = ("f1", "code", "language", "headings", "leak")
+
+
+def rest_fixtures() -> list:
+    return [f for f in fixtures(SITES) if f.meta.get("source_format") == "rst"]
+
+
+def anchors_agree(source: str, html: bytes, url: str) -> tuple[int, int]:
+    """(headings whose anchor is the page's own, headings compared): the converted page's
+    headings and the rendered page's, in order, paired by their words."""
+    ours = [(_words(title), anchor) for _, title, anchor in convert(source).headings]
+    theirs = [(_words(h.title), h.anchor) for h in extract(decode_html(html, None), url).headings]
+    compared = same = at = 0
+    for words, anchor in theirs:
+        found = next((i for i in range(at, len(ours)) if ours[i][0] == words), None)
+        if found is None or not anchor:
+            continue
+        compared += 1
+        same += ours[found][1] == anchor
+        at = found + 1
+    return same, compared
+
+
+def _words(title: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", re.sub(r"^[0-9.]+\s", "", title.lower())))
+
+
+def run(per_page: bool) -> dict[str, dict[str, float | None]]:
+    methods = {
+        "rest (docutils)": lambda f: (
+            convert(f.path.joinpath(f.meta["source_file"]).read_text()).markdown
+        ),
+        "titles only (before)": lambda f: rst_to_markdown(
+            f.path.joinpath(f.meta["source_file"]).read_text()
+        ),
+        "rendered HTML": lambda f: extract(decode_html(f.html_bytes(), None), f.url).markdown,
+    }
+    table: dict[str, dict[str, float | None]] = {}
+    for name, method in methods.items():
+        rows = []
+        for fixture in rest_fixtures():
+            scores = score_page(method(fixture), fixture.reference())
+            rows.append(scores)
+            if per_page:
+                shown = " ".join(
+                    f"{m}={getattr(scores, m):.3f}" if getattr(scores, m) is not None else f"{m}=-"
+                    for m in METRICS
+                )
+                print(f"{name:22} {fixture.key:40} {shown}")
+        table[name] = {
+            m: statistics.fmean(v)
+            if (v := [getattr(r, m) for r in rows if getattr(r, m) is not None])
+            else None
+            for m in METRICS
+        }
+    same = compared = 0
+    for fixture in rest_fixtures():
+        source = fixture.path.joinpath(fixture.meta["source_file"]).read_text()
+        a, b = anchors_agree(source, fixture.html_bytes(), fixture.url)
+        same, compared = same + a, compared + b
+    table["anchors"] = {"same": same, "compared": compared}
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--pages", action="store_true", help="a row per page")
+    args = parser.parse_args()
+    table = run(args.pages)
+    anchors = table.pop("anchors")
+    print(f"{len(rest_fixtures())} reST fixture pages")
+    print(f"{'method':22} " + " ".join(f"{m:>9}" for m in METRICS))
+    for name, row in table.items():
+        cells = " ".join(f"{row[m]:9.3f}" if row[m] is not None else f"{'-':>9}" for m in METRICS)
+        print(f"{name:22} {cells}")
+    print(f"heading anchors as the published page's: {anchors['same']}/{anchors['compared']}")
+
+
+if __name__ == "__main__":
+    main()

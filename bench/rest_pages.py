@@ -27,6 +27,56 @@ SITES = SHARED / "fixtures" / "sites"
 METRICS = ("f1", "code", "language", "headings", "leak")
 
 
+_FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
+_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_LEFTOVERS = {
+    "role": re.compile(r"(?<![\w:]):(?:[A-Za-z][\w.+-]*:)+\x00"),
+    "link": re.compile(r"\x00__?(?!\w)"),
+    "directive": re.compile(r"^[ \t>]*\.\. [\w.:+-]+::", re.M),
+    "comment": re.compile(r"^[ \t>]*\.\.(?: |$)", re.M),
+    "backticks": re.compile(r"`"),
+    "substitution": re.compile(r"(?<![\w|])\|[A-Za-z][\w -]{0,30}\|(?![\w|])"),
+}
+
+
+def leftovers(markdown: str) -> list[tuple[str, str]]:
+    """reST syntax left outside code in Markdown: (kind, line) for each line holding some.
+    Code blocks and inline code are the example, never counted."""
+    found = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1).startswith(fence) and not opener.group(2).strip():
+                fence = None
+            continue
+        if opener:
+            fence = opener.group(1)
+            continue
+        text = _SPAN.sub("\x00", line)
+        for kind, pattern in _LEFTOVERS.items():
+            if pattern.search(text):
+                found.append((kind, line))
+                break
+    return found
+
+
+def unlabelled_fences(markdown: str) -> int:
+    """Code blocks opened without a language."""
+    count = 0
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opener = _FENCE.match(line)
+        if fence is not None:
+            if opener and opener.group(1).startswith(fence) and not opener.group(2).strip():
+                fence = None
+            continue
+        if opener:
+            fence = opener.group(1)
+            count += not opener.group(2).strip()
+    return count
+
+
 def rest_fixtures() -> list:
     return [f for f in fixtures(SITES) if f.meta.get("source_format") == "rst"]
 

@@ -8,7 +8,8 @@ documents (qualified names, kinds, anchors) and where each one's entry is in the
 
 Safety, for a page nobody vetted: no configuration file is read, `raw` and file insertion
 are off except for our own include (inside the repository the folder belongs to: see
-include.py and `area_of`), no role or directive changes docutils' registry, reports are
+include.py and `area_of`), `conf.py` is read for literals only (conf.py), no role or
+directive changes docutils' registry, reports are
 silenced and nothing raises (halt level 5). The page and what it includes are read up to
 `MAX_CHARS`; a larger page, one with more than `MAX_SECTIONS` titles, one nested deeper
 than `MAX_INDENT` columns or `MAX_MARKERS` list markers on a line (docutils re-reads a
@@ -35,7 +36,7 @@ from docutils.parsers.rst import Parser
 from docutils.transforms import references
 from docutils.utils import new_document
 
-from . import directives
+from . import conf, directives
 from .objects import MoveModuleTargets
 from .roles import sphinx_inliner
 from .state import ApiObject, State
@@ -104,8 +105,11 @@ def convert(text: str, path: Path | None = None, folder: Path | None = None) -> 
     if len(text) > MAX_CHARS or _too_deep(text):
         converted = fallback(text)
     else:
+        found = conf.settings(folder)
+        state.language = found.get("highlight_language", state.language)
+        state.extlinks = found.get("extlinks", {})
         try:
-            converted = _convert(text, path, state)
+            converted = _convert(conf.wrapped(text, found), path, state)
         except (Exception, RecursionError):
             converted = fallback(text)
     _cache.put(key, converted, state.sources)

@@ -174,7 +174,9 @@ class Admonition(Directive):
         lead = self.arguments[0] if self.arguments else ""
         if title is None:  # `.. admonition:: Its title` (or an unknown kind)
             title, lead = lead or name.replace("-", " ").capitalize(), ""
-        node["label"] = title
+            node += nodes.title(title, "", *self.state.inline_text(title, self.lineno)[0])
+        else:
+            node["label"] = title
         if lead:
             paragraph = nodes.paragraph()
             paragraph += self.state.inline_text(lead, self.lineno)[0]

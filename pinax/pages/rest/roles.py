@@ -27,6 +27,8 @@ _PLAIN = frozenset(
     | {"manpage", "abbreviation", "ab", "acronym", "ac", "index", "sort", "default-role-error"}
 )
 _CALLS = frozenset({"func", "meth", "py:func", "py:meth", "c:func", "cpp:func", "js:func"})
+# Common extlinks roles, as most projects caption them (a conf.py's own win).
+_EXTLINKS = {"issue": "#%s", "pr": "#%s", "ticket": "#%s", "gh": "#%s", "user": "@%s"}
 MAX_ROLE_TEXT = 2000  # characters of one role's text that are rendered
 
 
@@ -56,11 +58,16 @@ def api_text(role: str, text: str) -> str:
     return target
 
 
-def render(role: str, rawtext: str, text: str, state_label: str = "") -> list[nodes.Node]:
-    """The nodes a role shows (role name lower case, without a leading domain for
-    `std:`)."""
+def render(
+    role: str, rawtext: str, text: str, extlinks: dict[str, str] | None = None
+) -> list[nodes.Node]:
+    """The nodes a role shows (role name lower case; `extlinks`: conf.py's captions)."""
     text = utils.unescape(text)[:MAX_ROLE_TEXT]
     name = role.removeprefix("std:")
+    caption = (extlinks or {}).get(name) or _EXTLINKS.get(name)
+    if caption is not None:  # sphinx.ext.extlinks: `:issue:`5730`` shows `#5730`
+        title, target = split_title(text)
+        return [nodes.Text(title or caption.replace("%s", target))]
     if name in ("literal", "code", "kbd", "regexp", "token"):
         return [nodes.literal(rawtext, text)]
     if name in _EMPHASIS:
@@ -115,8 +122,9 @@ def sphinx_inliner() -> Inliner:
     inliner = Inliner()
 
     def interpreted(rawsource: str, text: str, role: str, lineno: int):
-        name = role.lower() or state_of(inliner.document).default_role or "title-reference"
-        return render(name, rawsource, text), []
+        state = state_of(inliner.document)
+        name = role.lower() or state.default_role or "title-reference"
+        return render(name, rawsource, text, state.extlinks), []
 
     inliner.interpreted = interpreted  # type: ignore[method-assign]
     return inliner

@@ -39,6 +39,8 @@ class State:
     classes: list[str] = field(default_factory=list)  # class directives we are inside
     program: str | None = None  # `.. program::` / `.. django-admin::`: options' program
     default_role: str = ""  # `.. default-role::`: the role of `text` without one
+    language: str = "python"  # conf.py's highlight_language: `::` blocks (Sphinx: python)
+    extlinks: dict[str, str] = field(default_factory=dict)  # role -> caption (`#%s`)
     objects: list[ApiObject] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)  # object ids given so far (Sphinx: unique)
     entry_targets: set[str] = field(default_factory=set)  # target ids that open an entry

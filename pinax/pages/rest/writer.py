@@ -25,9 +25,9 @@ from .state import State, api_entry, heading_line, highlight, markdown
 
 Heading = tuple[int, str, "str | None"]  # level, plain text, anchor
 _AUTO_ID = re.compile(r"id\d+$")
-_MARKERS = str.maketrans("", "", f"\0{START}{END}{CLOSE}")
+_MARKERS = str.maketrans("", "", f"\0\u200b{START}{END}{CLOSE}")  # (U+200B: an unknown |version|)
 _BLOCK_START = re.compile(r"[ \t]*(?:#|>|(?:=+|-+|\*{3,}|_{3,})[ \t]*$)")
-_ALIASES = {"default": "python", "python3": "python", "py3": "python", "none": "text"}
+_ALIASES = {"default": "python", "python3": "python", "py3": "python", "none": "text", "": "text"}
 _ALIASES |= {"ipython3": "ipython", "pycon3": "pycon", "shell-session": "console"}
 SKIPPED = (
     nodes.comment,
@@ -83,7 +83,7 @@ class Writer:
     def __init__(self, document: nodes.document, state: State) -> None:
         self.document = document
         self.state = state
-        self.language = "python"  # Sphinx's highlight_language default, for `::` blocks
+        self.language = state.language  # for `::` blocks, until a `.. highlight::`
         self.headings: list[Heading] = []
         self.entry_ids: list[str] = []
 
@@ -164,7 +164,7 @@ class Writer:
         fence = "```"
         while fence in text:
             fence += "`"
-        return [fence + ("" if language == "text" else language), *text.split("\n"), fence]
+        return [fence + (language or "text"), *text.split("\n"), fence]
 
     def visit_doctest_block(self, node: nodes.doctest_block, depth: int) -> list[str]:
         text = node.astext().translate(_MARKERS).rstrip("\n")

@@ -6,6 +6,14 @@ Beside the scores: how many headings carry the anchor the published page gives t
 
     python -m bench.rest_pages            # the table
     python -m bench.rest_pages --pages    # per page
+    python -m bench.rest_pages --folder DIR [--folder DIR ...]   # real Sphinx docs folders
+
+With `--folder` (a Sphinx project's docs folder, e.g. Django's `docs/`): every reST page
+built as `pinax build` does and read back through get_page; counted are the pages read
+exactly (else by the linear fallback), reST syntax left outside code (`leftovers`) in
+get_page's Markdown and in the folder's indexed text (what snippets show), code blocks
+without a language, and the API objects of the page's object directives found first by
+their qualified name (`search_pages`), and opened by it (`get_page(section=name)`).
 """
 
 from __future__ import annotations
@@ -14,7 +22,10 @@ import argparse
 import os
 import re
 import statistics
+import time
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from bench.quality import fixtures, score_page
 from pinax.pages.extract import decode_html, extract
@@ -138,10 +149,92 @@ def run(per_page: bool) -> dict[str, dict[str, float | None]]:
     return table
 
 
+def folder_report(folder: Path, show: int = 10) -> dict[str, Any]:
+    """The `--folder` counts for one Sphinx docs folder (see the module docstring)."""
+    import tempfile
+
+    import anyio
+
+    from pinax.builder import BuildOptions, FolderSource
+    from pinax.builder.report import Reporter
+    from pinax.errors import PinaxError
+    from pinax.tools import Tools
+
+    started = time.perf_counter()
+    source = FolderSource(folder, BuildOptions(layout="sphinx"))
+    built = source.build(Reporter())
+    texts = source.texts(built)
+    files = {url: (source.root, path) for url, path in built.files.items()}
+    built_seconds = time.perf_counter() - started
+    report: dict[str, Any] = {"pages": len(built.manifest.pages), "build_s": built_seconds}
+    kinds: Counter[str] = Counter()
+    examples: list[str] = []
+    with tempfile.TemporaryDirectory() as cache:
+        tools = Tools.open([], Path(cache), folders=[(built.manifest, files)])
+        exact = unlabelled = 0
+        for page in built.manifest.pages:
+            markdown = _whole(tools, page.url)
+            exact += not markdown.startswith("\0")
+            unlabelled += unlabelled_fences(markdown)
+            for kind, line in leftovers(markdown):
+                kinds["page:" + kind] += 1
+                examples.append(f"{built.files[page.url]}: {kind}: {line[:120]}")
+        for text in texts:
+            for section in text.sections:
+                for kind, line in leftovers(section.text):
+                    kinds["text:" + kind] += 1
+                    examples.append(f"{text.url.rsplit('/', 1)[-1]} (text): {kind}: {line[:120]}")
+        symbols = [(page, s) for page in built.manifest.pages for s in page.symbols]
+        first = opened = 0
+        missed: list[str] = []
+        for page, symbol in symbols:
+            hits = tools.search_pages(symbol.name, limit=3)["results"]
+            if hits and hits[0]["url"] == page.url:
+                first += 1
+            else:
+                missed.append(f"{symbol.name} ({built.files[page.url]})")
+            try:
+                found = anyio.run(lambda u=page.url, n=symbol.name: tools.get_page(u, section=n))
+            except PinaxError:
+                continue
+            opened += found.get("section", {}).get("anchor") == symbol.anchor
+    report |= {
+        "unlabelled_fences": unlabelled,
+        "leftovers": dict(kinds),
+        "symbols": len(symbols),
+        "found_first": first,
+        "opened": opened,
+        "missed": missed[:show],
+        "examples": examples[:show],
+    }
+    return report
+
+
+def _whole(tools: Any, url: str) -> str:
+    import anyio
+
+    parts, cursor = [], None
+    for _ in range(500):
+        page = anyio.run(lambda c=cursor: tools.get_page(url, max_tokens=20_000, cursor=c))
+        parts.append(page["markdown"])
+        cursor = page.get("next_cursor")
+        if not page["truncated"] or cursor is None:
+            break
+    return "\n".join(parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", action="store_true", help="a row per page")
+    parser.add_argument("--folder", action="append", type=Path, help="a Sphinx docs folder")
     args = parser.parse_args()
+    if args.folder:
+        for folder in args.folder:
+            report = folder_report(folder)
+            print(folder)
+            for key, value in report.items():
+                print(f"  {key}: {value}")
+        return
     table = run(args.pages)
     anchors = table.pop("anchors")
     print(f"{len(rest_fixtures())} reST fixture pages")

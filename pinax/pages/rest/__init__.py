@@ -13,9 +13,10 @@ directive changes docutils' registry, reports are
 silenced and nothing raises (halt level 5). The page and what it includes are read up to
 `MAX_CHARS`; a larger page, one with more than `MAX_SECTIONS` titles, one nested deeper
 than `MAX_INDENT` columns or `MAX_MARKERS` list markers on a line (docutils re-reads a
-nested block once per level, so depth multiplies its work), or any failure of the parser
-falls back to `fallback`: section titles as headings, roles as their text, in one linear
-pass.
+nested block once per level, so depth multiplies its work), a parse that runs past
+`deadline.SECONDS` (deadline.py: some constructs read far slower than prose), or any
+failure of the parser falls back to `fallback`: section titles as headings, roles as their
+text, in one linear pass.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from docutils.parsers.rst import Parser
 from docutils.transforms import references
 from docutils.utils import new_document
 
-from . import conf, directives
+from . import conf, deadline, directives
+from .deadline import Deadline, Overtime
 from .objects import MoveModuleTargets
 from .roles import sphinx_inliner
 from .state import ApiObject, State
@@ -109,8 +111,11 @@ def convert(text: str, path: Path | None = None, folder: Path | None = None) -> 
         state.language = found.get("highlight_language", state.language)
         state.extlinks = found.get("extlinks", {})
         try:
-            converted = _convert(conf.wrapped(text, found), path, state)
-        except (Exception, RecursionError):
+            with Deadline(deadline.SECONDS):
+                converted = _convert(conf.wrapped(text, found), path, state)
+        except Overtime:  # (may land in the deadline's exit too: caught all the same)
+            return fallback(text)  # not kept: a less busy moment may read it exactly
+        except (Exception, RecursionError):  # a page never fails the read
             converted = fallback(text)
     _cache.put(key, converted, state.sources)
     return converted

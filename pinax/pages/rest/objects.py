@@ -183,6 +183,7 @@ class Module(Directive):
         if {"noindex", "no-index"} & set(self.options) or not _NAME.fullmatch(name):
             return []
         anchor = Objects.add(state, self.state.document, name, "module", f"module-{name}")
+        state.entry_targets.add(anchor)  # the section (or block) it names is its entry
         return [nodes.target("", "", ids=[anchor], ismod=True)]
 
 

@@ -13,7 +13,8 @@ built as `pinax build` does and read back through get_page; counted are the page
 exactly (else by the linear fallback), reST syntax left outside code (`leftovers`) in
 get_page's Markdown and in the folder's indexed text (what snippets show), code blocks
 without a language, and the API objects of the page's object directives found first by
-their qualified name (`search_pages`), and opened by it (`get_page(section=name)`).
+their qualified name (`search_pages`), and opened by it (`get_page(section=name)`: at its
+entry, or for a cross-reference target such as a Django setting, at the section it heads).
 """
 
 from __future__ import annotations
@@ -197,7 +198,9 @@ def folder_report(folder: Path, show: int = 10) -> dict[str, Any]:
                 found = anyio.run(lambda u=page.url, n=symbol.name: tools.get_page(u, section=n))
             except PinaxError:
                 continue
-            opened += found.get("section", {}).get("anchor") == symbol.anchor
+            first_line = found["markdown"].split("\n", 1)[0]
+            by_heading = (symbol.anchor or "").startswith("std-") and symbol.name in first_line
+            opened += found.get("section", {}).get("anchor") == symbol.anchor or by_heading
     report |= {
         "unlabelled_fences": unlabelled,
         "leftovers": dict(kinds),

@@ -43,13 +43,14 @@ def test_roles_render_as_sphinx_shows_them() -> None:
 
 def test_code_is_fenced_with_its_language() -> None:
     text = (
-        "Title\n=====\n\nA literal block::\n\n    x = 1\n\n"
+        "Title\n=====\n\nA literal block::\n\n    x = 1\n\n.. math::\n\n   e^{i\\pi} + 1 = 0\n\n"
         ".. code-block:: javascript\n   :linenos:\n   :caption: app.js\n\n   let a = 1;\n\n"
         ".. highlight:: console\n\nThen::\n\n    $ pip install x\n\n"
         ">>> print(1)\n1\n\n.. sourcecode:: text\n\n   plain\n"
     )
     out = md(text)
     assert "A literal block:\n\n```python\nx = 1\n```" in out
+    assert "```math\ne^{i\\pi} + 1 = 0\n```" in out
     assert "**app.js**\n\n```javascript\nlet a = 1;\n```" in out and ":linenos:" not in out
     assert "Then:\n\n```console\n$ pip install x\n```" in out
     assert "```pycon\n>>> print(1)\n1\n```" in out and "```text\nplain\n```" in out
@@ -210,6 +211,8 @@ def test_a_changed_include_is_read_again(tmp_path: Path) -> None:
         ".. code-block::\n" + "   x\n" * 100_000,
         "Title\n=====\n" * 20_000,
         "\x00\ue000\ue001\ue002" * 1000,
+        ".. csv-table:: T\n   :url: http://127.0.0.1:9/x.csv\n\n"
+        ".. csv-table::\n   :file: /etc/passwd\n",
     ],
     ids=[
         "indent",
@@ -226,6 +229,7 @@ def test_a_changed_include_is_read_again(tmp_path: Path) -> None:
         "long-code",
         "many-titles",
         "markers-chars",
+        "csv-table-files",
     ],
 )
 def test_hostile_pages_give_a_clean_result(text: str) -> None:
@@ -233,6 +237,7 @@ def test_hostile_pages_give_a_clean_result(text: str) -> None:
     assert isinstance(converted.markdown, str)
     assert not any(c in converted.markdown for c in "\ue000\ue001\ue002")
     assert "<b>" not in converted.markdown.replace("`<b>x</b>`", "")  # as code, never raw
+    assert "root:" not in converted.markdown  # no file (nor URL) is read by a directive
 
 
 def test_a_page_past_the_time_limit_is_read_by_the_fallback(

@@ -170,6 +170,10 @@ class Writer:
         text = node.astext().translate(_MARKERS).rstrip("\n")
         return ["```pycon", *text.split("\n"), "```"]
 
+    def visit_math_block(self, node: nodes.Element, depth: int) -> list[str]:
+        text = node.astext().translate(_MARKERS).strip("\n")
+        return ["```math", *text.split("\n"), "```"] if text.strip() else []
+
     def visit_highlight(self, node: highlight, depth: int) -> list[str]:
         self.language = node["language"]
         return []

@@ -35,12 +35,10 @@ MAX_ROLE_TEXT = 2000  # characters of one role's text that are rendered
 def split_title(text: str) -> tuple[str | None, str]:
     """(the explicit title or None, the target) of `Title <target>`."""
     text = " ".join(text.split())
-    if text.endswith(">") and "<" in text:
+    if text.endswith(">") and "<" in text:  # Sphinx: `^(.+?)\s*<([^<]*?)>$`
         at = text.rindex("<")
-        if at == 0:
-            return None, text[1:-1]
-        if text[at - 1] == " ":
-            return text[:at].rstrip(), text[at + 1 : -1]
+        title = text[:at].rstrip()
+        return (title or None), text[at + 1 : -1]
     return None, text
 
 

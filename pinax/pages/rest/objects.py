@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 
 from docutils import nodes
 from docutils.parsers.rst import Directive
@@ -91,18 +90,13 @@ def python_name(signature: str, classes: list[str]) -> tuple[str, str] | None:
     return head, signature
 
 
-class Objects:
-    """Records a page's objects on its `State` (at most `MAX_OBJECTS`)."""
-
-    @staticmethod
-    def add(
-        state: State, document: nodes.document, name: str, kind: str | None, wanted: str
-    ) -> str:
-        """The id the object gets (`wanted`, else `idN`); a symbol when `kind` is given."""
-        anchor = state.new_id(wanted, document.ids)
-        if kind is not None and len(state.objects) < MAX_OBJECTS:
-            state.objects.append(ApiObject(name, kind, anchor))
-        return anchor
+def record(state: State, document: nodes.document, name: str, kind: str | None, wanted: str) -> str:
+    """The id an object gets (`wanted`, else `idN`), recorded as one of the page's symbols
+    when `kind` is given (at most `MAX_OBJECTS`)."""
+    anchor = state.new_id(wanted, document.ids)
+    if kind is not None and len(state.objects) < MAX_OBJECTS:
+        state.objects.append(ApiObject(name, kind, anchor))
+    return anchor
 
 
 class ApiDirective(Directive):
@@ -122,17 +116,20 @@ class ApiDirective(Directive):
     def indexed(self) -> bool:
         return not ({"noindex", "no-index"} & set(self.options))
 
-    def entry(self, shown: list[str], anchors: list[str], nest: Callable[[], None] | None) -> list:
+    def entry(self, shown: list[str], anchors: list[str], inside: str | None = None) -> list:
+        """The object's node: its signatures, then its content, parsed inside the class
+        `inside` names (the objects of a class directive are its members)."""
         node = api_entry(signatures=shown, ids=[])
         node["anchors"] = anchors
         if self.content:
-            if nest is not None:
-                nest()
+            classes = state_of(self.state.document).classes
+            if inside is not None:
+                classes.append(inside)
             try:
                 self.state.nested_parse(self.content, self.content_offset, node)
             finally:
-                if nest is not None:
-                    state_of(self.state.document).classes.pop()
+                if inside is not None and classes:
+                    classes.pop()
         return [node]
 
 
@@ -158,14 +155,8 @@ class PythonObject(ApiDirective):
             first = first or fullname
             if self.indexed():
                 document = self.state.document
-                anchors.append(Objects.add(state, document, qualified, kind, make_id(qualified)))
-        nest = None
-        if nests and first is not None:
-
-            def nest() -> None:
-                state.classes.append(first)
-
-        return self.entry(shown, anchors, nest)
+                anchors.append(record(state, document, qualified, kind, make_id(qualified)))
+        return self.entry(shown, anchors, first if nests else None)
 
 
 class Module(Directive):
@@ -179,10 +170,10 @@ class Module(Directive):
     def run(self) -> list:
         state = state_of(self.state.document)
         name = self.arguments[0].strip()
-        state.module, state.classes = name, []
+        state.module = name
         if {"noindex", "no-index"} & set(self.options) or not _NAME.fullmatch(name):
             return []
-        anchor = Objects.add(state, self.state.document, name, "module", f"module-{name}")
+        anchor = record(state, self.state.document, name, "module", f"module-{name}")
         state.entry_targets.add(anchor)  # the section (or block) it names is its entry
         return [nodes.target("", "", ids=[anchor], ismod=True)]
 
@@ -211,7 +202,7 @@ class CurrentModule(Directive):
     def run(self) -> list:
         state = state_of(self.state.document)
         name = self.arguments[0].strip()
-        state.module, state.classes = (None if name == "None" else name), []
+        state.module = None if name == "None" else name
         return []
 
 
@@ -229,7 +220,7 @@ class Target(Directive):
         name = " ".join(self.arguments[0].split())
         wanted = make_id(f"std-{kind_name}-{name}")
         kind = TARGETS.get(kind_name, "other")
-        anchor = Objects.add(state, self.state.document, name, kind, wanted)
+        anchor = record(state, self.state.document, name, kind, wanted)
         state.entry_targets.add(anchor)
         return [nodes.target("", "", ids=[anchor])]
 
@@ -252,8 +243,8 @@ class GenericObject(ApiDirective):
             if self.indexed():
                 wanted = make_id(f"{kind_name}-{name}")
                 kind = GENERIC.get(kind_name, "other")
-                anchors.append(Objects.add(state, self.state.document, name, kind, wanted))
-        return self.entry(shown, anchors, None)
+                anchors.append(record(state, self.state.document, name, kind, wanted))
+        return self.entry(shown, anchors)
 
 
 class Program(Directive):
@@ -285,8 +276,8 @@ class CommandOption(ApiDirective):
                     parts.append("arg")
                 wanted = make_id(f"{'-'.join(parts)}-{name}")
                 if self.indexed() and wanted:
-                    anchors.append(Objects.add(state, self.state.document, name, None, wanted))
-        return self.entry(shown, anchors, None)
+                    anchors.append(record(state, self.state.document, name, None, wanted))
+        return self.entry(shown, anchors)
 
 
 class Describe(ApiDirective):
@@ -294,7 +285,7 @@ class Describe(ApiDirective):
     `.. describe::`): the signature line and the description, no symbol."""
 
     def run(self) -> list:
-        return self.entry(self.signatures(), [], None)
+        return self.entry(self.signatures(), [])
 
 
 def directives() -> dict[str, type[Directive]]:

@@ -99,8 +99,12 @@ def build(folder: Path, **options) -> tuple[FolderSource, object]:
 
 
 def open_tools(source: FolderSource, built, cache: Path) -> Tools:
+    """The tools over one built folder, its text searched as `pinax serve` searches it."""
     files = {url: (source.root, path) for url, path in built.files.items()}
-    return Tools.open([], cache, folders=[(built.manifest, files)])
+    texts = {built.manifest.name: lambda: source.texts(built)}
+    tools = Tools.open([], cache, folders=[(built.manifest, files)], folder_texts=texts)
+    tools.library.load_contents()  # (a server does this in the background)
+    return tools
 
 
 def test_object_directives_become_qualified_symbols(tmp_path: Path) -> None:
@@ -170,6 +174,14 @@ def test_the_flask_excerpt_is_searched_by_api_name(tmp_path: Path) -> None:
     for page in built.manifest.pages:
         whole = anyio.run(lambda url=page.url: tools.get_page(url, max_tokens=20_000))
         assert leftovers(whole["markdown"]) == [] and unlabelled_fences(whole["markdown"]) == 0
+    snippets = 0
+    for query in ("session cookie signed", "register a blueprint", "changes version 3.1"):
+        for hit in tools.search_pages(query, limit=10)["results"]:
+            if hit.get("snippet"):
+                snippets += 1
+                assert leftovers(hit["snippet"]) == [], hit
+                assert ":class:" not in hit["snippet"] and ".. " not in hit["snippet"]
+    assert snippets >= 5
 
 
 def test_pinax_search_finds_a_setting_by_its_name(tmp_path: Path) -> None:

@@ -280,11 +280,16 @@ def test_outer_entry_closing_last_keeps_a_span() -> None:
     assert spans == [("A", 0, len(clean) - 1), ("A.m", 11, len(clean) - 1)]
 
 
-def test_the_fallback_is_the_titles_reading_with_roles_as_text() -> None:
-    text = "Title\n=====\n\nSee :class:`Flask`.\n" + "x\n" * 10 + " " * 200 + "deep\n"
+def test_the_fallback_is_the_titles_reading_with_roles_as_text_and_code_fenced() -> None:
+    text = (
+        "Title\n=====\n\nSee :class:`Flask`. Example::\n\n    x = 1\n\n    y = 2\n\nAfter.\n\n"
+        ".. code-block:: console\n   :caption: c\n\n   $ ls\n\nEnd.\n\n" + " " * 200 + "deep\n"
+    )
     converted = convert(text)
     assert not converted.exact
-    assert converted.markdown.startswith("# Title\n\nSee `Flask`.")
+    assert converted.markdown.startswith("# Title\n\nSee `Flask`. Example:\n\n```python\nx = 1")
+    assert "y = 2\n```\n\nAfter." in converted.markdown
+    assert "```console\n$ ls\n```" in converted.markdown and ":caption:" not in converted.markdown
     assert rst_to_markdown("Title\n=====\n").startswith("# Title")
 
 

@@ -16,7 +16,7 @@ than `MAX_INDENT` columns or `MAX_MARKERS` list markers on a line (docutils re-r
 nested block once per level, so depth multiplies its work), a parse that runs past
 `deadline.SECONDS` (deadline.py: some constructs read far slower than prose), or any
 failure of the parser falls back to `fallback`: section titles as headings, roles as their
-text, in one linear pass.
+text, literal blocks fenced, in one linear pass (linear.py).
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ CACHE_CHARS = 32_000_000  # converted Markdown kept (a build reads each page twi
 _LINE_INDENT = re.compile(r"^( *)", re.M)
 _MARKER_RUN = re.compile(rf"^[ \t]*(?:[-*+] +){{{MAX_MARKERS}}}", re.M)
 _ADORNMENT = re.compile(r"^([=\-~^\"'`#*+<>:._])\1{2,}[ \t]*$", re.M)
-_ROLE = re.compile(r":[A-Za-z0-9_.+:-]{1,60}:`([^`\n]{1,500})`")
 _AREA_MARKS = (".git", "pyproject.toml", "setup.py", "setup.cfg")
 TRANSFORMS = (
     MoveModuleTargets,
@@ -152,12 +151,13 @@ def _convert(text: str, path: Path | None, state: State) -> Converted:
 
 
 def fallback(text: str) -> Converted:
-    """The linear reading: section titles as headings (pinax.pages.sourcetext), every role
-    as its text in code; no directive is interpreted."""
+    """The linear reading (linear.py): titles as headings, roles as their text, literal
+    blocks fenced; no directive is otherwise interpreted."""
     from pinax.pages.budget import Document
-    from pinax.pages.sourcetext import rst_to_markdown
 
-    markdown = _ROLE.sub(lambda m: f"`{m.group(1).lstrip('~!')}`", rst_to_markdown(text))
+    from .linear import fallback_markdown
+
+    markdown = fallback_markdown(text)
     headings = tuple((h.level, h.title, h.anchor) for h in Document(markdown).headings)
     title = next((h[1] for h in headings if h[0] == 1), None)
     return Converted(markdown, title, headings, (), (), exact=False)

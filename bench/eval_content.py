@@ -33,8 +33,9 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_search import lexical_only  # noqa: E402
 from bench.eval_search import CORPORA, NAMES, Scores, first_rank, rows, score  # noqa: E402
 from bench.eval_sections import outlined_manifest  # noqa: E402
-from pinax.library import CONTENT_WEIGHT, Library  # noqa: E402
+from pinax.library import Library  # noqa: E402
 from pinax.search.bm25 import plain_tokens  # noqa: E402
+from pinax.tools import CONTENT_WEIGHT  # noqa: E402
 
 QUESTION_SETS = ("react", "fastapi", "kubernetes", "django")
 WITH_CONTENT = ("react", "fastapi", "kubernetes", "django", "drf", "adk", "textual")

@@ -26,9 +26,14 @@ sys.path.insert(0, str(ROOT))
 
 from bench.eval_search import CORPORA, NAMES, first_rank, rows  # noqa: E402
 from bench.eval_sections import outlined_manifest  # noqa: E402
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library  # noqa: E402
-from pinax.search import chunks  # noqa: E402
-from pinax.search.tokens import STOP_WORDS, chunk_words, stem  # noqa: E402
+from pinax.library import Library  # noqa: E402
+from pinax.search.tokens import (  # noqa: E402
+    STOP_WORDS,
+    chunk_words,
+    chunks,
+    stem,
+)
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT  # noqa: E402
 
 BARRED = ("react", "kubernetes", "mdn", "django")
 GAIN, NO_LOSS = 0.02, 0.01

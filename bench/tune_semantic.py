@@ -37,8 +37,9 @@ sys.path.insert(0, str(ROOT))
 from bench.eval_search import rows  # noqa: E402
 from bench.eval_sections import outlined_manifest  # noqa: E402
 from bench.eval_semantic import BARRED, measure  # noqa: E402
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library  # noqa: E402
-from pinax.search import query_vector  # noqa: E402
+from pinax.library import Library  # noqa: E402
+from pinax.search.semantic import query_vector  # noqa: E402
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT  # noqa: E402
 
 DEPTH = 300  # lexical candidates looked at to place a miss
 BUCKETS = ((11, 30), (31, 100), (101, DEPTH))

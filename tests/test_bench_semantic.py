@@ -10,8 +10,9 @@ import pytest
 from bench.embedding_variants import Corpus, Embedder, page_scores, rank, space
 from bench.eval_semantic import measure
 from bench.tune_semantic import best_share
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library
-from pinax.search import query_vector
+from pinax.library import Library
+from pinax.search.semantic import query_vector
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT
 from tests.conftest import shared_path
 from tests.test_search_semantic import example
 

@@ -247,7 +247,7 @@ def careful_search(index: ContentIndex, query: str, limit: int, reach: float) ->
     found: dict[int, int] = {}
     for section in ranked:
         found.setdefault(int(index._section_page[section]), section)
-    scale = content.FULL_MATCH / max(reference, 1e-9)
+    scale = content.CALIBRATION / max(reference, 1e-9)
     return [
         (page, round(1.0 - math.exp(-float(scores[s]) * scale), 4), s)
         for page, s in list(found.items())[:limit]

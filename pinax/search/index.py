@@ -52,6 +52,7 @@ from pinax.search.indexing import (
     symbol_text,
 )
 from pinax.search.kernels import Kernels, look_up, spread
+from pinax.search.ranking import RANKING
 from pinax.search.semantic import Vectors
 from pinax.search.tokens import (
     PART_WEIGHT,
@@ -65,14 +66,15 @@ from pinax.search.tokens import (
 )
 from pinax.search.vocabulary import Vocabulary
 
-PHRASE_WEIGHT = 0.2  # a query's adjacent words found as a title phrase
-CORRECTION_WEIGHT = 0.8  # a corrected or completed word counts a little less than a typed one
-SUBSTRING_WEIGHT = 0.5
+# The query-time rules of the title index (see `pinax.search.ranking`, where each is measured).
+PHRASE_WEIGHT = RANKING.phrase_weight
+CORRECTION_WEIGHT = RANKING.correction_weight
+SUBSTRING_WEIGHT = RANKING.substring_weight
+SYMBOL_WORD_SHARE = RANKING.symbol_word_share
+NAME_WEIGHT = RANKING.name_weight
+EXACT_TITLE_BOOST = RANKING.exact_title_boost
 COMPLETIONS = 3  # known words a partial word may stand for
-SYMBOL_WORD_SHARE = 0.25  # a plain word's weight in symbols beside its weight elsewhere
-NAME_WEIGHT = 1.0  # a dotted name found whole, as a symbol's name
 MAX_LITERAL = 3  # words this short are searched as typed only (`str`, `iso`, `non`)
-EXACT_TITLE_BOOST = 1.2
 BOOST_POOL = 10  # extra candidates ranked before the boosts are applied
 FIRST_DEPTH = 256  # weight-ordered postings a long term contributes first
 SHORT_MAX = 65536  # in large indexes, terms on more pages than this are expanded lazily
@@ -86,7 +88,7 @@ BEST_LOOKING = 4  # times k pages the rare terms rank first, scored fully for a 
 BAR_MARGIN = 1e-5  # float32 sums of a page's weights may exceed the exact sum by this share
 # What a page scores per query word that appears once in its title and once in its slug
 # (both of average length), relative to the word's IDF: 2 * (K1 + 1) / (K1 + 2).
-FULL_MATCH = 2 * (K1 + 1) / (K1 + 2)
+WHOLE_QUERY = 2 * (K1 + 1) / (K1 + 2)
 
 
 class Term(NamedTuple):
@@ -133,7 +135,8 @@ class Ranked:
     explain: list[dict[str, Any]] | None = None
 
 
-HIGH_SCORE, HIGH_MARGIN, MEDIUM_SCORE = 0.8, 0.15, 0.6
+HIGH_SCORE, HIGH_MARGIN = RANKING.high_score, RANKING.high_margin
+MEDIUM_SCORE = RANKING.medium_score
 
 
 def confidence(score: float, margin: float) -> str:
@@ -179,7 +182,7 @@ def pooled(
             t._replace(weight=t.weight * weights[t.text] / index._term_idf.item(t.term))
             for t in plan.terms
         ]
-        reference = FULL_MATCH * sum(weight * weights[text] for weight, text in plan.counted)
+        reference = WHOLE_QUERY * sum(weight * weights[text] for weight, text in plan.counted)
         result.append(replace(plan, terms=terms, reference=reference))
     return result
 
@@ -375,7 +378,7 @@ class SearchIndex:
         """A query word in the reference (what a page covering the query once scores), and
         what it was made of (for `pooled`): its weight, and the stem it counts by (also for
         a word this index lacks: another may have it)."""
-        plan.reference += weight * term_idf * FULL_MATCH
+        plan.reference += weight * term_idf * WHOLE_QUERY
         plan.counted.append((weight, text))
 
     # -- searching -----------------------------------------------------------------------------
@@ -397,7 +400,7 @@ class SearchIndex:
             docs, scores = [doc for _, doc in ranked], [-score for score, _ in ranked]
         # 0..1 by coverage of the query: 0.9 for a page that has every query word once in
         # its title and slug (raw = reference), approaching 1 for stronger matches.
-        scale = -2.3 / plan.reference
+        scale = -RANKING.calibration / plan.reference
         result = Ranked(
             docs[:limit], [round(1.0 - math.exp(score * scale), 4) for score in scores[:limit]]
         )

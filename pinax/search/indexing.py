@@ -36,6 +36,7 @@ import numpy as np
 
 from pinax.search.columns import Headings, PageColumns, Symbols
 from pinax.search.pagetable import narrow, raw_path, raw_paths_of
+from pinax.search.ranking import RANKING
 from pinax.search.semantic import build_vectors
 from pinax.search.tokens import (
     MAX_TOKEN_LENGTH,
@@ -48,17 +49,13 @@ from pinax.search.tokens import (
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-SYMBOL_WEIGHT = 1.5  # a page's API names (see `symbol_text`)
 EXACT = "="  # ...and `=Name`: a symbol's last part exactly as written (no word has `=`)
 SYMBOL = "\u00a7"  # `§`: the symbol field's words are terms of their own, `§word` (no word has it)
 FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")
-FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5, SYMBOL_WEIGHT)
-K1 = 1.2
-B = 0.75
-# Length normalisation per field: a page's headings are many short texts, and a long outline
-# is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
-FIELD_B = (B, B, B, B, B, B, 0.1, 0.1)
-DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
+# The rules folded into the postings (see `pinax.search.ranking`, where each is measured).
+FIELD_WEIGHTS, FIELD_B = RANKING.field_weights, RANKING.field_b
+K1 = RANKING.k1
+DEPTH_PENALTY = RANKING.depth_penalty
 FORMAT = 7  # bump when the arrays or what they mean change (tokens, fields, weights)
 IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
 IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places

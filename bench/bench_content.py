@@ -35,10 +35,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.eval_search import CORPORA, NAMES, rows  # noqa: E402
-from pinax import content as content_io  # noqa: E402
 from pinax import manifest as manifest_io  # noqa: E402
-from pinax.content import PageText, Section  # noqa: E402
-from pinax.manifest import Heading, Manifest, Page  # noqa: E402
+from pinax.manifest import (  # noqa: E402  # noqa: E402  # noqa: E402
+    Heading,
+    Manifest,
+    Page,
+    PageText,
+    Section,
+    companion_path,
+    read_page_texts,
+    write_page_texts,
+)
 
 SOURCES = ("react", "fastapi", "kubernetes", "django", "drf", "adk", "textual")
 QUESTIONS = ("react", "fastapi", "kubernetes", "django")
@@ -96,7 +103,7 @@ def synthesize(folder: Path, count: int, seed: int = 7) -> tuple[Path, int]:
     manifest = Manifest("synth", "https://synth.example/docs/", "Synthetic docs", tuple(pages))
     path = folder / "synth.json"
     path.write_text(manifest_io.dump(manifest))
-    content_io.write(content_io.companion(path), texts)
+    write_page_texts(companion_path(path), texts)
     return path, size
 
 
@@ -175,7 +182,7 @@ def tantivy_run(manifest: Path, folder: Path, asked: list[str], anchors: list[st
     index = tantivy.Index(schema, path=str(index_dir))
     started = time.perf_counter()
     writer = index.writer(heap_size=512 << 20, num_threads=2)
-    for number, page in enumerate(content_io.read(content_io.companion(manifest))):
+    for number, page in enumerate(read_page_texts(companion_path(manifest))):
         title = page.sections[0].heading
         for section in page.sections:
             writer.add_document(

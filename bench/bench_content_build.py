@@ -40,12 +40,10 @@ os.environ.setdefault("PINAX_ALLOW_PRIVATE", "127.0.0.1/32")
 
 from bench.bench_outline import SITES, scored, serve_fixtures  # noqa: E402
 from bench.quality import Fixture, fixtures, score_page  # noqa: E402
-from pinax import content  # noqa: E402
 from pinax.builder.core import build  # noqa: E402
 from pinax.builder.model import BuildOptions  # noqa: E402
 from pinax.builder.report import Reporter  # noqa: E402
-from pinax.content import PageText  # noqa: E402
-from pinax.manifest import Manifest  # noqa: E402
+from pinax.manifest import Manifest, PageText, write_page_texts  # noqa: E402
 from tests.http_site import Site  # noqa: E402
 
 F1_BAR = 0.95
@@ -100,7 +98,7 @@ def build_content(site: Site, workdir: Path) -> tuple[Manifest, list[PageText], 
 
 def gz_bytes(texts: list[PageText], workdir: Path) -> int:
     path = workdir / "sizes.content.jsonl.gz"
-    content.write(path, texts)
+    write_page_texts(path, texts)
     return path.stat().st_size
 
 

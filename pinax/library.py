@@ -18,11 +18,9 @@ from typing import Any
 
 from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
 
-from pinax import content as content_io
 from pinax import manifest as manifest_io
-from pinax.content import PageText
 from pinax.errors import ManifestError, NotFound
-from pinax.manifest import Manifest, Page
+from pinax.manifest import Manifest, Page, PageText, companion_path
 from pinax.search import (
     RANKING,
     Docs,
@@ -115,7 +113,7 @@ class Library:
         for path, docs in zip(paths, library.all(), strict=True):
             given = contents.pop(docs.name, None)
             try:
-                found = given or content_io.companion(path, docs.declared_content)
+                found = given or companion_path(path, docs.declared_content)
             except ManifestError as exc:
                 docs.content_note = f"served without content: {exc}"
                 continue

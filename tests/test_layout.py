@@ -16,31 +16,21 @@ import pytest
 import pinax
 
 PACKAGE = Path(pinax.__file__).parent
-ROOMS = ("search", "pages", "builder", "server", "cli")
+ROOMS = ("manifest", "search", "pages", "builder", "server", "cli")
 # Each part and the parts it may import ("pinax" is the package root: its version).
 MAY_IMPORT = {
     "errors": set(),
     "lazy": set(),
     "files": set(),
-    "manifest": {"errors", "files"},
-    "content": {"errors", "files"},
-    "search": {"manifest", "content", "pages", "files", "errors", "lazy"},
+    "workers": {"errors"},
+    "manifest": {"errors", "files", "lazy", "workers"},
+    "search": {"manifest", "pages", "files", "errors", "lazy", "workers"},
     "pages": {"pinax", "errors", "lazy", "files"},
-    "library": {"search", "manifest", "content", "errors"},
+    "library": {"search", "manifest", "errors"},
     "tools": {"library", "search", "pages", "manifest", "errors"},
-    "builder": {"manifest", "content", "pages", "errors", "lazy", "files"},
-    "server": {"pinax", "tools", "search", "pages", "manifest", "content", "errors", "lazy"},
-    "cli": {
-        "pinax",
-        "server",
-        "tools",
-        "search",
-        "builder",
-        "pages",
-        "manifest",
-        "content",
-        "errors",
-    },
+    "builder": {"manifest", "pages", "errors", "lazy", "files"},
+    "server": {"pinax", "tools", "search", "pages", "manifest", "errors", "lazy"},
+    "cli": {"pinax", "server", "tools", "search", "builder", "pages", "manifest", "errors"},
     "__main__": {"cli"},
     "__init__": set(),
 }

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinax.content import PageText, Section
-from pinax.search import content, content_build, content_workers
+from pinax import workers as content_workers
+from pinax.manifest import PageText, Section
+from pinax.search import content, content_build
 from pinax.search.content import ContentIndex, query_terms
 from pinax.search.content_build import _counted, build, section_ids
 from pinax.search.store import load, save

@@ -4,6 +4,8 @@
     python -m bench.quality.goldens --check DIR   # record again and compare with DIR
     python -m bench.quality.goldens --check DIR --sets mdn,cpython
 
+(`python bench/quality/goldens.py ...` as well: it imports only pinax and the stdlib.)
+
 Sets (../shared/corpora, or $PINAX_SHARED): MDN with its outlines over its DEV and typo sets,
 loaded through the on-disk index; all eight DEV manifests (outlined) together over every DEV
 and typo query, no manifest named; react and django with their content files over their

@@ -27,10 +27,9 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from pinax import manifest as manifest_io
-from pinax.content import PageText
 from pinax.errors import InvalidArgs
 from pinax.files import SpecialFile, read_regular
-from pinax.manifest import NAME_PATTERN, Heading, Manifest, Page, parent_section
+from pinax.manifest import NAME_PATTERN, Heading, Manifest, Page, PageText, parent_section
 from pinax.pages import source_markdown
 
 from . import ignore, layouts

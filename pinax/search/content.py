@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from pinax.content import PageText
+from pinax.manifest import PageTable, PageText, Strings
 from pinax.pages import fence_lines, visible_text
 from pinax.search.indexing import descending_keys, idf, key_ids, key_values
-from pinax.search.pagetable import PageTable, Strings
 from pinax.search.ranking import RANKING
 from pinax.search.tokens import STOP_WORDS, stem, words
 

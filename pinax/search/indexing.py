@@ -34,8 +34,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.search.columns import Headings, PageColumns, Symbols
-from pinax.search.pagetable import narrow, raw_path, raw_paths_of
+from pinax.manifest import Headings, PageColumns, Symbols, narrow, raw_path, raw_paths_of
 from pinax.search.ranking import RANKING
 from pinax.search.semantic import build_vectors
 from pinax.search.tokens import (

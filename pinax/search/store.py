@@ -27,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from pinax.errors import InternalError
+
 log = logging.getLogger("pinax.store")
 
 MAGIC = b"PINAXIDX"
@@ -36,8 +38,9 @@ ALIGN = 64
 _LENGTH = struct.Struct("<Q")
 
 
-class StoreError(Exception):
-    """An index file that cannot be used (and should be rebuilt)."""
+class StoreError(InternalError):
+    """Raised when an on-disk index file cannot be used: short, truncated, of another format
+    or garbled. Callers rebuild the index (or serve without content), never show it."""
 
 
 def content_hash(raw: bytes, version: str) -> str:

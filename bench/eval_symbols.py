@@ -42,7 +42,7 @@ from pinax.builder.symbols import normalised  # noqa: E402
 from pinax.library import Library  # noqa: E402
 from pinax.manifest import Manifest  # noqa: E402
 from pinax.search.bm25 import page_tokens, plain_tokens  # noqa: E402
-from pinax.search.indexing import symbol_text  # noqa: E402
+from pinax.search.symbol_field import symbol_text  # noqa: E402
 
 PUBLISHED = CORPORA / "published"
 INVENTORIES = {  # manifest name: (inventory, the site it was published on)

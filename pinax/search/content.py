@@ -29,7 +29,7 @@ import numpy as np
 
 from pinax.manifest import PageTable, PageText, Strings
 from pinax.pages import fence_lines, visible_text
-from pinax.search.indexing import descending_keys, idf, key_ids, key_values
+from pinax.search.postings import descending_keys, idf, key_ids, key_values
 from pinax.search.ranking import RANKING
 from pinax.search.tokens import STOP_WORDS, stem, words
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from pinax.manifest import PageTable, PageText, Strings
 from pinax.search.content import K1, POSTINGS_READ, RAW_DEFLATE, WINDOW, B, plain
-from pinax.search.indexing import idf, ragged
+from pinax.search.postings import idf, ragged
 from pinax.search.tokens import CHUNK, STOP_WORDS, chunks, split_chunks, stemmer
 from pinax.workers import WorkerError, Workers, worth_starting
 

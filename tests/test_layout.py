@@ -133,3 +133,26 @@ def test_the_search_door_offers_what_its_clients_use() -> None:
                 used.update(alias.name for alias in node.names)
     door = importlib.import_module("pinax.search")
     assert set(door.__all__) == used
+
+
+@pytest.mark.parametrize("room", ["search", "manifest"])
+def test_no_circle_inside_a_room(room: str) -> None:
+    """No module of the room imports, directly or through others, a module that imports it
+    back, with imports inside functions counted (search's content and content_build were
+    such a pair, papered over with a lazy import)."""
+    graph = {
+        name: {t for t in imported(name, tree) if part_of(t) == room and t != name}
+        for name, tree in modules()
+        if part_of(name) == room and name != f"pinax.{room}"
+    }
+    circles = []
+    for start in graph:
+        stack, seen = [start], set()
+        while stack:
+            for target in graph.get(stack.pop(), ()):
+                if target == start:
+                    circles.append(start)
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+    assert sorted(set(circles)) == []

@@ -22,19 +22,15 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from pinax.manifest import PageTable, PageText, Strings
+from pinax.manifest import Strings
 from pinax.pages import fence_lines, visible_text
 from pinax.search.postings import descending_keys, idf, key_ids, key_values
 from pinax.search.ranking import RANKING
 from pinax.search.tokens import STOP_WORDS, stem, words
-
-if TYPE_CHECKING:
-    from pinax.search.content_build import Built
 
 K1, B = RANKING.content_k1, RANKING.content_b  # folded into the postings (see ranking)
 POSTINGS_READ = 8192  # a term's strongest sections read per query
@@ -100,15 +96,6 @@ def _without_fence_lines(text: str) -> str:
         return text
     kept.append(text[position:])
     return "".join(kept)
-
-
-def build(pages: Iterable[PageText], table: PageTable) -> Built:
-    """The arrays of the content index of a manifest's pages (`table`): see
-    `pinax.search.content_build` (imported here when a build is needed: a server mapping a
-    built index never loads the builder)."""
-    from pinax.search.content_build import build as build_index
-
-    return build_index(pages, table)
 
 
 class ContentIndex:

@@ -44,7 +44,6 @@ from pinax.manifest import (
 from pinax.search import semantic
 from pinax.search.content import FORMAT as CONTENT_FORMAT
 from pinax.search.content import ContentIndex
-from pinax.search.content import build as build_content
 from pinax.search.heap import kept_for_reuse
 from pinax.search.index import SearchIndex
 from pinax.search.indexing import (
@@ -229,6 +228,10 @@ class Docs:
         path = self.content_path
         if (path is None and self.content_source is None) or self.content is not None:
             return
+        # The builder loads only when an index is built: a server mapping built indexes
+        # never loads it (content_build imports content, never the other way).
+        from pinax.search.content_build import build as build_content
+
         try:
             target = None
             if path is None:  # text from a docs folder, read now: nothing kept on disk

@@ -29,7 +29,7 @@ import numpy as np
 
 from pinax.errors import InternalError
 
-log = logging.getLogger("pinax.store")
+log = logging.getLogger(__name__)
 
 MAGIC = b"PINAXIDX"
 TRAILER = b"PINAXEND"

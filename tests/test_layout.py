@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,17 @@ def test_no_circle_inside_a_room(room: str) -> None:
                     seen.add(target)
                     stack.append(target)
     assert sorted(set(circles)) == []
+
+
+def test_the_readme_layout_names_every_module_of_search_and_manifest() -> None:
+    """The README's picture of the house lists each module of the two rooms it describes."""
+    readme = (PACKAGE.parent / "README.md").read_text()
+    block = readme[readme.index("\npinax/\n") : readme.index("```", readme.index("\npinax/\n"))]
+    words = set(re.findall(r"[a-z_0-9]+", block))
+    missing = [
+        f"{room}/{path.stem}"
+        for room in ("search", "manifest")
+        for path in sorted((PACKAGE / room).glob("*.py"))
+        if path.stem != "__init__" and path.stem not in words
+    ]
+    assert missing == []

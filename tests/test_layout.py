@@ -16,7 +16,7 @@ import pytest
 import pinax
 
 PACKAGE = Path(pinax.__file__).parent
-ROOMS = ("search", "pages", "builder", "server", "cli")
+ROOMS = ("search", "pages", "builder", "server", "versions", "project", "cli")
 # Each part and the parts it may import ("pinax" is the package root: its version).
 MAY_IMPORT = {
     "errors": set(),
@@ -26,8 +26,10 @@ MAY_IMPORT = {
     "content": {"errors", "files"},
     "search": {"manifest", "content", "pages", "files", "errors"},
     "pages": {"pinax", "errors", "lazy", "files"},
-    "library": {"search", "manifest", "content", "errors"},
-    "tools": {"library", "search", "pages", "manifest", "errors"},
+    "versions": {"errors"},
+    "project": {"versions", "errors", "files"},
+    "library": {"search", "manifest", "content", "project", "versions", "errors"},
+    "tools": {"library", "project", "versions", "search", "pages", "manifest", "errors"},
     "builder": {"manifest", "content", "pages", "errors", "lazy", "files"},
     "server": {"pinax", "tools", "pages", "manifest", "content", "errors", "lazy"},
     "cli": {"pinax", "server", "tools", "builder", "pages", "manifest", "content", "errors"},

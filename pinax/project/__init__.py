@@ -1,0 +1,24 @@
+"""What a project depends on, read from its files (the room's only door).
+
+`read_project(folder)` reads a project's installed packages, lockfiles and manifests (and its
+Python and Node versions, and docs its packages ship) into a `Project`; nothing is executed,
+every file is size-limited, and a file that cannot be read is a warning naming it.
+"""
+
+from __future__ import annotations
+
+from pinax.project.detect import choose, read_project
+from pinax.project.reading import MAX_FILE_BYTES
+from pinax.project.records import Dependency, Project, ShippedDocs
+from pinax.project.shipped import SHIPPED_LAYOUTS, ShippedLayout
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "SHIPPED_LAYOUTS",
+    "Dependency",
+    "Project",
+    "ShippedDocs",
+    "ShippedLayout",
+    "choose",
+    "read_project",
+]

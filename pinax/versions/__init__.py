@@ -1,0 +1,39 @@
+"""What a version and a package are, and the rules that match them (the room's only door).
+
+`Version` keeps a version as written and compares it by its release numbers; `select` picks
+the one loaded version that answers for a requested one, or none (never a substitute);
+`highest` the default among several; `parse_range` reads a PEP 440 or npm range, whose
+`select` takes the highest loaded version inside it. `PackageId` names a package the way its
+ecosystem compares names; `documents` says whether docs document one.
+"""
+
+from __future__ import annotations
+
+from pinax.versions.core import Version, as_version, highest, matches, select
+from pinax.versions.packages import (
+    RUNTIME,
+    PackageId,
+    documents,
+    normalise,
+    package_id,
+    parse_package,
+    runtime,
+)
+from pinax.versions.ranges import VersionRange, parse_range
+
+__all__ = [
+    "RUNTIME",
+    "PackageId",
+    "Version",
+    "VersionRange",
+    "as_version",
+    "documents",
+    "highest",
+    "matches",
+    "normalise",
+    "package_id",
+    "parse_package",
+    "parse_range",
+    "runtime",
+    "select",
+]

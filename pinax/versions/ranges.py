@@ -170,11 +170,16 @@ def _pep440_one(operator: str, text: str) -> Interval | None:
 # npm (node-semver) ---------------------------------------------------------------------------
 
 _XR = r"(?:\d{1,15}|[xX*])"
-_PARTIAL = rf"[vV]?({_XR})(?:\.({_XR})(?:\.({_XR})(?:[-+][0-9A-Za-z.+\-]*)?)?)?"
+_PRE = r"(-[0-9A-Za-z.\-]+)?(?:\+[0-9A-Za-z.\-]*)?"  # a pre-release tag, then build metadata
+_PARTIAL = rf"[vV]?({_XR})(?:\.({_XR})(?:\.({_XR}){_PRE})?)?"
 _COMPARATOR = re.compile(rf"(<=|>=|<|>|=|~>|~|\^)?=?{_PARTIAL}")
+_PARTIAL_RE = re.compile(_PARTIAL)
 _HYPHEN = re.compile(r"(\S+)\s+-\s+(\S+)")
 _OPERATOR_SPACE = re.compile(r"(<=|>=|<|>|=|~>|~|\^)\s+")
 Parts = tuple[int | None, int | None, int | None]
+# A comparator on a pre-release (`>1.2.3-beta`) compared to releases only: above it lies
+# 1.2.3 itself; at or below it only what is below 1.2.3; equal to it no release at all.
+_ON_PRERELEASE = {">": ">=", "<=": "<", "=": "nothing"}
 
 
 def _npm(text: str) -> list[Interval] | None:
@@ -183,24 +188,22 @@ def _npm(text: str) -> list[Interval] | None:
         alternative = alternative.strip()
         hyphen = _HYPHEN.fullmatch(alternative)
         if hyphen:
-            low, high = _parts(hyphen[1]), _parts(hyphen[2])
+            low, high = _PARTIAL_RE.fullmatch(hyphen[1]), _PARTIAL_RE.fullmatch(hyphen[2])
             if low is None or high is None:
                 return None
-            intervals.append(_hyphen(low, high))
+            intervals.append(_hyphen(_numbers(*low.groups()[:3]), high))
             continue
         whole = ANY
         for token in _OPERATOR_SPACE.sub(r"\1", alternative).split():
             found = _COMPARATOR.fullmatch(token)
             if not found:
                 return None
-            whole = whole & _comparator(found[1] or "=", _numbers(found[2], found[3], found[4]))
+            operator = found[1] or "="
+            if found[5]:
+                operator = _ON_PRERELEASE.get(operator, operator)
+            whole = whole & _comparator(operator, _numbers(found[2], found[3], found[4]))
         intervals.append(whole)
     return intervals
-
-
-def _parts(text: str) -> Parts | None:
-    found = re.fullmatch(_PARTIAL, text)
-    return _numbers(found[1], found[2], found[3]) if found else None
 
 
 def _numbers(*texts: str | None) -> Parts:
@@ -221,6 +224,8 @@ def _given(parts: Parts) -> Release:
 def _comparator(operator: str, parts: Parts) -> Interval:
     major, minor, patch = parts
     given = _given(parts)
+    if operator == "nothing":
+        return NOTHING
     if major is None:  # `*`, `x`: everything, or nothing for `<*` and `>*`
         return NOTHING if operator in ("<", ">") else ANY
     if operator == "=":
@@ -246,12 +251,13 @@ def _series(given: Release) -> Interval:
     return Interval(given, True, bump(given), False)
 
 
-def _hyphen(low: Parts, high: Parts) -> Interval:
+def _hyphen(low: Parts, found: re.Match[str]) -> Interval:
+    high = _numbers(*found.groups()[:3])
     bottom = Interval(_given(low), True, None) if low[0] is not None else ANY
     if high[0] is None:
         top = ANY
     elif high[2] is not None:
-        top = Interval(None, True, _given(high), True)
+        top = Interval(None, True, _given(high), not found[4])  # below a pre-release: below it
     else:
         top = Interval(None, True, bump(_given(high)), False)
     return bottom & top

@@ -69,7 +69,8 @@ def locked(reading: Reading, root: Path) -> Iterator[Dependency]:
 
 
 def declared(reading: Reading, root: Path) -> Iterator[Dependency]:
-    """Each range the project's package.json asks for (`latest`, a URL: any version)."""
+    """Each range the project's package.json asks for (`latest`, a URL: any version; an
+    alias `npm:react@17` as the package it installs)."""
     path = root / "package.json"
     manifest = reading.json(path)
     if not isinstance(manifest, dict):
@@ -77,6 +78,9 @@ def declared(reading: Reading, root: Path) -> Iterator[Dependency]:
     source = reading.shown(path)
     for key in DEPENDENCY_FIELDS:
         for name, spec in _table(manifest.get(key)).items():
+            if isinstance(spec, str) and spec.startswith("npm:"):  # an alias: "npm:react@17"
+                at = spec.find("@", 5)
+                name, spec = (spec[4:at], spec[at + 1 :]) if at > 0 else (spec[4:], "*")
             found = mention("npm", name, source, "declared", range_text=spec)
             if found:
                 yield found

@@ -20,15 +20,7 @@ from pinax.project.records import HOWS, Dependency, Project
 from pinax.project.shipped import shipped_docs
 from pinax.versions import PackageId
 
-Reader = Callable[[Reading, Path], Iterable[Dependency]]
-READERS: tuple[Reader, ...] = (
-    python.installed,
-    node.installed,
-    python.locked,
-    node.locked,
-    python.declared,
-    node.declared,
-)
+READERS = (*python.READERS, *node.READERS)  # each a function of one kind of file
 
 
 def read_project(folder: str | Path) -> Project:
@@ -39,9 +31,8 @@ def read_project(folder: str | Path) -> Project:
     reading = Reading(root)
     project = Project(root)
     for reader in READERS:
-        project.records.extend(
-            _fenced(reading, reader.__module__, lambda r=reader: r(reading, root))
-        )
+        what = f"{reader.__module__.rpartition('.')[2]} {reader.__name__}"
+        project.records.extend(_fenced(reading, what, lambda r=reader: r(reading, root)))
     project.dependencies = choose(project.records)
     package_json = reading.json(root / "package.json")
     for found in (

@@ -60,11 +60,19 @@ def installed_package(reading: Reading, folder: Path) -> Dependency | None:
     return mention("npm", name, reading.shown(path), "installed", manifest.get("version"))
 
 
-def locked(reading: Reading, root: Path) -> Iterator[Dependency]:
-    """Each exact version a Node lockfile pins, direct dependencies first in each file."""
+def package_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _package_lock(reading, root / "package-lock.json")
+
+
+def pnpm_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _pnpm_lock(reading, root / "pnpm-lock.yaml")
+
+
+def yarn_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _yarn_lock(reading, root / "yarn.lock")
+
+
+def bun_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _bun_lock(reading, root / "bun.lock")
 
 
@@ -84,6 +92,10 @@ def declared(reading: Reading, root: Path) -> Iterator[Dependency]:
             found = mention("npm", name, source, "declared", range_text=spec)
             if found:
                 yield found
+
+
+# Each reader of one kind of file, in reading order: installed, then locked, then declared.
+READERS = (installed, package_lock, pnpm_lock, yarn_lock, bun_lock, declared)
 
 
 def _package_lock(reading: Reading, path: Path) -> Iterator[Dependency]:

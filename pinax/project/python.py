@@ -70,12 +70,24 @@ def _distribution(reading: Reading, folder: Path) -> Dependency | None:
     return mention("pypi", fields["Name"], source, "installed", fields["Version"])
 
 
-def locked(reading: Reading, root: Path) -> Iterator[Dependency]:
-    """Each exact version a Python lockfile pins (and the ranges of requirements files)."""
+def uv_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _toml_packages(reading, root / "uv.lock", "package", _uv_local)
+
+
+def poetry_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _toml_packages(reading, root / "poetry.lock", "package", lambda _: False)
+
+
+def pylock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _toml_packages(reading, root / "pylock.toml", "packages", lambda _: False)
+
+
+def pipfile_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _pipfile_lock(reading, root / "Pipfile.lock")
+
+
+def requirements(reading: Reading, root: Path) -> Iterator[Dependency]:
+    """Each `requirements*.txt`: `==` pins locked, other specifiers declared."""
     for path in _requirements_files(reading, root):
         yield from _requirements(reading, path)
 
@@ -105,6 +117,10 @@ def declared(reading: Reading, root: Path) -> Iterator[Dependency]:
             found = mention("pypi", name, source, "declared")
             if found and name.lower() != "python":
                 yield poetry_range(found, spec)
+
+
+# Each reader of one kind of file, in reading order: installed, then locked, then declared.
+READERS = (installed, uv_lock, poetry_lock, pylock, pipfile_lock, requirements, declared)
 
 
 def poetry_range(found: Dependency, spec: Any) -> Dependency:
@@ -139,7 +155,8 @@ def _toml_packages(reading: Reading, path: Path, key: str, skip: Any) -> Iterato
     if not document:
         return
     source = reading.shown(path)
-    for package in document.get(key) or ():
+    packages = document.get(key)
+    for package in packages if isinstance(packages, list) else ():
         if isinstance(package, dict) and not skip(package):
             found = mention("pypi", package.get("name"), source, "locked", package.get("version"))
             if found:

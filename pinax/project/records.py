@@ -90,7 +90,7 @@ def mention(
         exact = Version(version) if isinstance(version, str) and version else None
     except InvalidArgs:
         return None
-    if version is not None and exact is None:
-        return None
+    if exact is None and (version is not None or how in ("installed", "locked")):
+        return None  # an installed or locked package without a version says nothing
     wanted = parse_range(ecosystem, range_text) if isinstance(range_text, str) else None
     return Dependency(package, exact, wanted, source, how)

@@ -16,15 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from pinax.files import SpecialFile, open_regular, read_regular
+from pinax.files import SpecialFile, open_regular
 
 log = logging.getLogger("pinax.project")
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # a lockfile of many thousand packages is a few MB
 MAX_FOLDER_ENTRIES = 100_000  # a node_modules of 100,000 top-level packages is not a project
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Reading:
@@ -32,15 +29,14 @@ class Reading:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._root_prefix = os.path.join(os.fspath(root), "")
         self.warnings: list[str] = []
         self._parsed: dict[tuple[str, Path], Any] = {}  # a file two readers need is read once
 
     def shown(self, path: Path) -> str:
         """A path as a warning names it: under the project folder, relative to it."""
-        try:
-            return str(path.relative_to(self.root))
-        except ValueError:
-            return str(path)
+        text, root = os.fspath(path), self._root_prefix
+        return text[len(root) :] if text.startswith(root) else text
 
     def warn(self, path: Path, problem: str) -> None:
         message = f"{self.root / self.shown(path)}: {problem}"
@@ -50,7 +46,16 @@ class Reading:
     def data(self, path: Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
         """The bytes of a regular file, `None` when absent or refused (with a warning)."""
         try:
-            return read_regular(path, limit)
+            with open_regular(path, limit) as reader:
+                # As many bytes as the file has, and one more to see it grow: a read of
+                # `limit` would allocate the whole limit for every small file.
+                size = os.fstat(reader.fileno()).st_size
+                data = reader.read(size + 1)
+                if len(data) > size:
+                    data += reader.read(limit + 1 - len(data))
+            if len(data) > limit:
+                raise SpecialFile(f"grew past the {limit:,}-byte limit while read")
+            return data
         except FileNotFoundError:
             return None
         except IsADirectoryError:
@@ -126,8 +131,11 @@ class Reading:
         text = self.text(path)
         if text is None:
             return None
+        import yaml  # only a pnpm project pays for it at start-up
+
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
         try:
-            return yaml.load(text, Loader=_YAML_LOADER)  # a safe loader: builds no objects
+            return yaml.load(text, Loader=loader)  # a safe loader: builds no objects
         except yaml.YAMLError as problem:
             mark = getattr(problem, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark is not None else ""

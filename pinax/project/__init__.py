@@ -3,6 +3,8 @@
 `read_project(folder)` reads a project's installed packages, lockfiles and manifests (and its
 Python and Node versions, and docs its packages ship) into a `Project`; nothing is executed,
 every file is size-limited, and a file that cannot be read is a warning naming it.
+`scope_for(project.dependencies.values(), loaded)` is the default scope of a search over the
+loaded docs: the project's libraries at its versions, what is missing, what is unversioned.
 """
 
 from __future__ import annotations
@@ -10,15 +12,20 @@ from __future__ import annotations
 from pinax.project.detect import choose, read_project
 from pinax.project.reading import MAX_FILE_BYTES
 from pinax.project.records import Dependency, Project, ShippedDocs
+from pinax.project.scope import Loaded, Scope, identity, scope_for
 from pinax.project.shipped import SHIPPED_LAYOUTS, ShippedLayout
 
 __all__ = [
     "MAX_FILE_BYTES",
     "SHIPPED_LAYOUTS",
     "Dependency",
+    "Loaded",
     "Project",
+    "Scope",
     "ShippedDocs",
     "ShippedLayout",
     "choose",
+    "identity",
     "read_project",
+    "scope_for",
 ]

@@ -77,8 +77,9 @@ def bun_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
 
 
 def declared(reading: Reading, root: Path) -> Iterator[Dependency]:
-    """Each range the project's package.json asks for (`latest`, a URL: any version; an
-    alias `npm:react@17` as the package it installs)."""
+    """Each range the project's package.json asks for (a tag such as `latest`: any version).
+    An alias (`npm:react@17`), a path, a URL or a git spec is left out: the locked or installed
+    package says what it is."""
     path = root / "package.json"
     manifest = reading.json(path)
     if not isinstance(manifest, dict):
@@ -86,9 +87,8 @@ def declared(reading: Reading, root: Path) -> Iterator[Dependency]:
     source = reading.shown(path)
     for key in DEPENDENCY_FIELDS:
         for name, spec in _table(manifest.get(key)).items():
-            if isinstance(spec, str) and spec.startswith("npm:"):  # an alias: "npm:react@17"
-                at = spec.find("@", 5)
-                name, spec = (spec[4:at], spec[at + 1 :]) if at > 0 else (spec[4:], "*")
+            if isinstance(spec, str) and (":" in spec or "/" in spec):
+                continue  # an alias, a path, a URL, git: not the registry's package of that name
             found = mention("npm", name, source, "declared", range_text=spec)
             if found:
                 yield found
@@ -185,7 +185,9 @@ def _yarn_names(header: str) -> list[str]:
     for descriptor in descriptors:
         descriptor = descriptor.strip()
         at = descriptor.find("@", 1)
-        if at > 0 and "@workspace:" not in descriptor and "@patch:" not in descriptor:
+        local = "@workspace:" in descriptor or "@patch:" in descriptor
+        alias = descriptor.startswith("npm:", at + 1) and descriptor.find("@", at + 6) > 0
+        if at > 0 and not local and not alias:  # v1 names an alias, not what it installs
             names.append(descriptor[:at])
     return list(dict.fromkeys(names))
 

@@ -100,6 +100,8 @@ def test_yarn_v1_two_versions_the_declared_range_picks() -> None:
     found = versions(FIXTURES / "yarn1-versions")
     assert found["npm:react"] == "18.3.1"
     assert found["npm:legacy-widget"] == "2.1.0"
+    assert "npm:react-17" not in found  # an alias names no package of its own
+    assert "npm:local" not in found  # a path is no registry package
 
 
 def test_uv_lock_written_by_uv() -> None:

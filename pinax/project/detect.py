@@ -68,8 +68,10 @@ def _fenced(reading: Reading, what: str, read: Callable[[], Iterable]) -> list:
     try:
         found.extend(read())
     except Exception as problem:  # a reader's defect must not stop start-up
-        log.exception("reading %s in %s failed", what, reading.root)
-        reading.warnings.append(f"{reading.root}: reading {what} failed ({problem!r}); skipped")
+        message = f"{reading.root}: reading {what} failed ({problem!r}); skipped"
+        log.warning("%s", message)
+        log.debug("the failure of %s", what, exc_info=True)  # the traceback, for a bug report
+        reading.warnings.append(message)
     return found
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pinax.project.detect import choose, read_project
 from pinax.project.reading import MAX_FILE_BYTES
 from pinax.project.records import Dependency, Project, ShippedDocs
-from pinax.project.scope import Loaded, Scope, identity, scope_for
+from pinax.project.scope import Loaded, Scope, scope_for
 from pinax.project.shipped import SHIPPED_LAYOUTS, ShippedLayout
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "ShippedDocs",
     "ShippedLayout",
     "choose",
-    "identity",
     "read_project",
     "scope_for",
 ]

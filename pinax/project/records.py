@@ -72,6 +72,18 @@ class Project:
     shipped: list[ShippedDocs] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def to_dict(self) -> dict[str, object]:
+        """What `doctor --project` shows: each dependency that won, docs shipped, warnings."""
+        return {
+            "project": str(self.root),
+            "dependencies": [d.to_dict() for d in self.dependencies.values()],
+            "shipped": [
+                {"package": str(s.package), "version": s.version.text, "path": str(s.path)}
+                for s in self.shipped
+            ],
+            "warnings": list(self.warnings),
+        }
+
 
 def mention(
     ecosystem: str,

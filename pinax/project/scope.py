@@ -23,7 +23,15 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from pinax.project.records import Dependency
-from pinax.versions import PackageId, Version, documents, highest, parse_package, select
+from pinax.versions import (
+    PackageId,
+    Version,
+    documents,
+    highest,
+    identity,
+    parse_package,
+    select,
+)
 
 
 class Loaded(NamedTuple):
@@ -58,11 +66,6 @@ class Scope:
             "missing": [dict(entry) for entry in self.missing],
             "unversioned": list(self.unversioned),
         }
-
-
-def identity(name: str, version: str | None) -> str:
-    """A manifest's identity: `name@version`, or `name` without a version."""
-    return f"{name}@{version}" if version else name
 
 
 def scope_for(dependencies: Iterable[Dependency], loaded: Iterable[Loaded | tuple]) -> Scope:

@@ -2,14 +2,24 @@
 
 `Version` keeps a version as written and compares it by its release numbers; `select` picks
 the one loaded version that answers for a requested one, or none (never a substitute);
-`highest` the default among several; `parse_range` reads a PEP 440 or npm range, whose
-`select` takes the highest loaded version inside it. `PackageId` names a package the way its
-ecosystem compares names; `documents` says whether docs document one.
+`highest` the default among several; `refusal` the message that refuses one not loaded;
+`identity` and `split_identity` write and read `name@version`. `parse_range` reads a PEP 440
+or npm range, whose `select` takes the highest loaded version inside it. `PackageId` names a
+package the way its ecosystem compares names; `documents` says whether docs document one.
 """
 
 from __future__ import annotations
 
-from pinax.versions.core import Version, as_version, highest, matches, select
+from pinax.versions.core import (
+    Version,
+    as_version,
+    highest,
+    identity,
+    matches,
+    refusal,
+    select,
+    split_identity,
+)
 from pinax.versions.packages import (
     RUNTIME,
     PackageId,
@@ -29,11 +39,14 @@ __all__ = [
     "as_version",
     "documents",
     "highest",
+    "identity",
     "matches",
     "normalise",
     "package_id",
     "parse_package",
     "parse_range",
+    "refusal",
     "runtime",
     "select",
+    "split_identity",
 ]

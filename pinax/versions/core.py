@@ -151,6 +151,26 @@ def highest(loaded: Iterable[Version | str]) -> Version | None:
     return max(versions, key=_order) if versions else None
 
 
+def identity(name: str, version: Version | str | None) -> str:
+    """A manifest's identity: `name@version`, or `name` without a version."""
+    return f"{name}@{version}" if version else name
+
+
+def split_identity(text: str) -> tuple[str, Version | None]:
+    """`"django@5.2"` as (`"django"`, `Version("5.2")`), `"django"` as (`"django"`, `None`);
+    `InvalidArgs` for a version that is not one (`"django@"`, `"django@5 2"`)."""
+    name, at, version = text.rpartition("@")
+    if not at or not name:
+        return text, None
+    return name, Version(version)
+
+
+def refusal(name: str, asked: Version | str, loaded: Iterable[Version | str]) -> str:
+    """The message that refuses a version not loaded, naming those that are."""
+    shown = ", ".join(v.text for v in sorted(map(as_version, loaded))) or "none"
+    return f"no docs for {name} {as_version(asked).text}; loaded: {shown}"
+
+
 def stripped(release: tuple[int, ...]) -> tuple[int, ...]:
     """Release numbers without trailing zeros, so tuples compare as versions (`5.2` = `5.2.0`)."""
     while release and release[-1] == 0:

@@ -223,3 +223,20 @@ def test_the_layout_table_is_declared() -> None:
     assert [(layout.package, layout.folder) for layout in SHIPPED_LAYOUTS] == [
         ("npm:next", "dist/docs")
     ]
+
+
+def test_the_project_as_doctor_shows_it(tmp_path: Path) -> None:
+    dist_info(tmp_path, "Django", "5.2.19")
+    (tmp_path / "uv.lock").write_text("package = [")
+    shown = read_project(tmp_path).to_dict()
+    assert shown["project"] == str(tmp_path)
+    assert shown["dependencies"] == [
+        {
+            "package": "pypi:django",
+            "version": "5.2.19",
+            "range": None,
+            "source": ".venv/lib/python3.12/site-packages/django-5.2.19.dist-info/METADATA",
+            "how": "installed",
+        }
+    ]
+    assert shown["shipped"] == [] and len(shown["warnings"]) == 1

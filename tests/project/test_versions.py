@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pinax.errors import InvalidArgs
-from pinax.versions import Version, highest, matches, select
+from pinax.versions import Version, highest, identity, matches, refusal, select, split_identity
 
 
 @pytest.mark.parametrize(
@@ -179,3 +179,31 @@ def test_highest_is_one_of_them_and_no_lower(loaded: list[str]) -> None:
     top = highest(loaded)
     assert top is not None and top.text in loaded
     assert all(not (top < Version(other)) for other in loaded)
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "version"),
+    [
+        ("django@5.2", "django", "5.2"),
+        ("django", "django", None),
+        ("next@v16.2.0", "next", "v16.2.0"),
+        ("@angular/core@19", "@angular/core", "19"),
+        ("@angular/core", "@angular/core", None),
+    ],
+)
+def test_split_identity(text: str, name: str, version: str | None) -> None:
+    found_name, found_version = split_identity(text)
+    assert found_name == name
+    assert (found_version.text if found_version else None) == version
+    assert identity(found_name, found_version) == text
+
+
+@pytest.mark.parametrize("text", ["django@", "django@5 2", "django@a/b"])
+def test_split_identity_refuses_a_bad_version(text: str) -> None:
+    with pytest.raises(InvalidArgs):
+        split_identity(text)
+
+
+def test_refusal_names_what_is_loaded() -> None:
+    assert refusal("django", "3.2", ["5.2", "4.2"]) == "no docs for django 3.2; loaded: 4.2, 5.2"
+    assert refusal("django", "3.2", []) == "no docs for django 3.2; loaded: none"

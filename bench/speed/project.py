@@ -3,33 +3,48 @@
     python -m bench.speed.project [--locked 300] [--installed 1000] [--runs 9]
 
 A generated project of the issue's size: `uv.lock` and `package-lock.json` of `--locked`
-packages each (entries of the shape uv and npm write: hashes, URLs, dependencies), a
+packages each (entries of the shape and weight uv and npm write: hashes, URLs, a wheel per
+platform for one package in five, dependencies), a
 `pyproject.toml` and a `package.json` declaring 40 of them, and a `node_modules` of
 `--installed` packages (a tenth of them scoped), each with a package.json of a real one's
 size. Figures, seconds:
 
 - read: `read_project(DIR)` in this process, median (and slowest) of `--runs` runs after one
-  warm-up (files in the page cache, as on a second start);
+  warm-up (files in the page cache, as on a second start), wall and CPU time;
 - first: the first of those runs, before the warm-up;
-- import: `import pinax.project` in a fresh interpreter (what a server that never read a
-  project does not pay), median of 5.
+- import: `import pinax.project` in a fresh interpreter, bare and after `pinax.server` and
+  `pinax.tools` (what the server has imported already), median of 5.
 
-The issue's bar: under 0.3 s added to start-up (import + read).
+The issue's bar: under 0.3 s added to start-up (the read plus the import after the server's).
+CPU time is given beside wall time because a loaded machine inflates only the wall time.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 BAR_SECONDS = 0.3
 HASH = "sha256:" + "0123456789abcdef" * 4
+# A package with compiled parts publishes a wheel per platform: one in five here has 20, so
+# the uv.lock weighs what real ones do (about 2.3 KB a package: 300 packages, 0.7 MB).
+_PLATFORMS = (
+    "manylinux_2_17_x86_64",
+    "manylinux_2_17_aarch64",
+    "musllinux_1_2_x86_64",
+    "macosx_11_0_arm64",
+    "win_amd64",
+)
+_BINARY = [f"cp3{minor}-cp3{minor}-{arch}" for minor in (10, 11, 12, 13) for arch in _PLATFORMS]
+WHEEL_TAGS = ["py3-none-any", *_BINARY[:19]]
 
 
 def make_project(root: Path, locked: int, installed: int) -> None:
@@ -47,9 +62,14 @@ def make_project(root: Path, locked: int, installed: int) -> None:
             "dependencies = [",
             *(f'    {{ name = "{names[(i + k) % locked]}" }},' for k in (1, 2, 3)),
             "]",
-            f'sdist = {{ url = "{url}.tar.gz", hash = "{HASH}", size = 52941 }}',
+            f'sdist = {{ url = "{url}.tar.gz", hash = "{HASH}", size = 52941, upload-time = '
+            f'"2026-10-23T08:13:14.715Z" }}',
             "wheels = [",
-            f'    {{ url = "{url}-py3-none-any.whl", hash = "{HASH}", size = 27593 }},',
+            *(
+                f'    {{ url = "{url}-{tag}.whl", hash = "{HASH}", size = 27593, upload-time = '
+                f'"2026-10-23T08:13:13.394Z" }},'
+                for tag in (WHEEL_TAGS if i % 5 == 0 else WHEEL_TAGS[:1])
+            ),
             "]",
             "",
         ]
@@ -103,29 +123,49 @@ def _package_json(name: str, i: int) -> dict[str, object]:
     }
 
 
-def time_reads(root: Path, runs: int) -> tuple[float, list[float], int]:
+class Timing(NamedTuple):
+    """Medians of wall and CPU seconds: the machine's load inflates the first, not the second."""
+
+    wall: float
+    cpu: float
+    slowest: float
+
+
+def _timing(pairs: list[tuple[float, float]]) -> Timing:
+    walls = [w for w, _ in pairs]
+    return Timing(statistics.median(walls), statistics.median(c for _, c in pairs), max(walls))
+
+
+def time_reads(root: Path, runs: int) -> tuple[Timing, float, int]:
+    """`read_project` timed `runs` times after a warm-up; the first (cold) run's wall time."""
     from pinax.project import read_project
 
-    def once() -> tuple[float, int]:
-        start = time.perf_counter()
+    def once() -> tuple[float, float, int]:
+        wall, cpu = time.perf_counter(), time.process_time()
         project = read_project(root)
-        return time.perf_counter() - start, len(project.dependencies)
+        done = time.perf_counter() - wall, time.process_time() - cpu
+        return (*done, len(project.dependencies))
 
-    first, count = once()
+    first, _, count = once()
     once()  # warm-up
-    return first, [once()[0] for _ in range(runs)], count
+    pairs = [once()[:2] for _ in range(runs)]
+    return _timing(pairs), first, count
 
 
-def time_import(runs: int = 5) -> list[float]:
+def time_import(after: str, runs: int = 5) -> Timing:
+    """`import pinax.project` in a fresh interpreter, once `after` is imported (what the
+    server has imported already is not added by the project)."""
     code = (
-        "import time; s = time.perf_counter(); import pinax.project; print(time.perf_counter() - s)"
+        f"import time; {after}; w, c = time.perf_counter(), time.process_time(); "
+        "import pinax.project; print(time.perf_counter() - w, time.process_time() - c)"
     )
     root = Path(__file__).resolve().parents[2]
-    found = []
+    pairs = []
     for _ in range(runs):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
-        found.append(float(out.stdout.strip()))
-    return found
+        wall, cpu = out.stdout.split()
+        pairs.append((float(wall), float(cpu)))
+    return _timing(pairs)
 
 
 def main() -> None:
@@ -137,18 +177,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="pinax-bench-project-") as folder:
         root = Path(folder)
         make_project(root, args.locked, args.installed)
-        first, reads, count = time_reads(root, args.runs)
-    imports = time_import()
-    read, load = statistics.median(reads), statistics.median(imports)
-    print(f"project: {args.locked} locked (uv.lock, package-lock.json), {args.installed} installed")
-    print(f"dependencies found: {count}")
+        sizes = {n: (root / n).stat().st_size for n in ("uv.lock", "package-lock.json")}
+        read, first, count = time_reads(root, args.runs)
+    alone = time_import("pass")
+    served = time_import("import pinax.server, pinax.tools")
     print(
-        f"read:   median {read:.3f} s, slowest {max(reads):.3f} s ({args.runs} runs);"
-        f" first {first:.3f} s"
+        f"project: {args.locked} locked (uv.lock {sizes['uv.lock']:,} B, package-lock.json "
+        f"{sizes['package-lock.json']:,} B), {args.installed} installed; {count} dependencies"
     )
-    print(f"import: median {load:.3f} s (pinax.project in a fresh interpreter)")
-    verdict = "meets" if read + load < BAR_SECONDS else "misses"
-    print(f"added to start-up: {read + load:.3f} s; {verdict} the {BAR_SECONDS} s bar")
+    print(
+        f"read:   median {read.wall:.3f} s wall ({read.cpu:.3f} s CPU), slowest {read.slowest:.3f}"
+        f" s, {args.runs} runs; first {first:.3f} s"
+    )
+    print(f"import: {alone.wall:.3f} s wall ({alone.cpu:.3f} s CPU) in a bare interpreter;")
+    print(f"        {served.wall:.3f} s wall ({served.cpu:.3f} s CPU) after the server's imports")
+    added, added_cpu = read.wall + served.wall, read.cpu + served.cpu
+    verdict = "meets" if added < BAR_SECONDS else "misses"
+    print(
+        f"added to start-up: {added:.3f} s wall ({added_cpu:.3f} s CPU); {verdict} the "
+        f"{BAR_SECONDS} s bar; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ Declared: `pyproject.toml`'s `[project]` dependencies, optional dependencies and
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ VENVS = (".venv", "venv")
 METADATA_HEAD_BYTES = 64 * 1024  # Name and Version lead the header; the description can be MBs
 _DIST_INFO = re.compile(r"(.+?)-([^-]+)\.dist-info")
 _OPTION = re.compile(r"\s--?[A-Za-z]")
+_TABLE_HEADER = re.compile(r"\[\[?[A-Za-z0-9_.\-\" ]+\]\]?\s*(?:#.*)?$")
+_PACKAGE_KEYS = ("name =", "name=", "version =", "version=", "source =", "source=")
 
 
 def installed(reading: Reading, root: Path) -> Iterator[Dependency]:
@@ -151,7 +154,10 @@ def _uv_local(package: dict[str, Any]) -> bool:
 
 
 def _toml_packages(reading: Reading, path: Path, key: str, skip: Any) -> Iterator[Dependency]:
-    document = reading.toml(path)
+    text = reading.text(path)
+    if text is None:
+        return
+    document = _package_lines(text, key) or reading.toml(path)
     if not document:
         return
     source = reading.shown(path)
@@ -161,6 +167,31 @@ def _toml_packages(reading: Reading, path: Path, key: str, skip: Any) -> Iterato
             found = mention("pypi", package.get("name"), source, "locked", package.get("version"))
             if found:
                 yield found
+
+
+def _package_lines(text: str, key: str) -> dict[str, Any] | None:
+    """Only the `[[key]]` tables' `name`, `version` and `source` lines of a lockfile, parsed:
+    the wheels' URLs and hashes (most of a uv.lock, and slow to parse) are never read. `None`
+    when the file does not lend itself (a multi-line string, no such table, or what is kept
+    does not parse), and the whole file is parsed instead."""
+    if '"""' in text or "'''" in text:
+        return None
+    header = f"[[{key}]]"
+    kept: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if _TABLE_HEADER.match(line):
+            inside = line.split("#", 1)[0].strip() == header
+            if inside:
+                kept.append(header)
+        elif inside and line.startswith(_PACKAGE_KEYS):
+            kept.append(line)
+    if not kept:
+        return None
+    try:
+        return tomllib.loads("\n".join(kept))
+    except (tomllib.TOMLDecodeError, RecursionError):
+        return None
 
 
 def _pipfile_lock(reading: Reading, path: Path) -> Iterator[Dependency]:

@@ -180,3 +180,41 @@ def _id(text: str):
     from pinax.versions import parse_package
 
     return parse_package(text)
+
+
+@pytest.mark.parametrize(
+    ("folder", "name", "key"),
+    [
+        ("uv", "uv.lock", "package"),
+        ("poetry", "poetry.lock", "package"),
+        ("pylock", "pylock.toml", "packages"),
+    ],
+)
+def test_reading_only_the_package_lines_equals_the_whole_parse(folder, name, key) -> None:
+    """The fast path keeps every table's name, version and source exactly as tomllib reads
+    them from the whole file."""
+    import tomllib
+
+    from pinax.project.python import _package_lines
+
+    text = (FIXTURES / folder / name).read_text()
+    fields = ("name", "version", "source")
+    whole = [{f: p[f] for f in fields if f in p} for p in tomllib.loads(text)[key]]
+    fast = _package_lines(text, key)[key]
+    assert fast == whole
+
+
+def test_a_lockfile_with_a_multiline_string_is_parsed_whole(tmp_path: Path) -> None:
+    (tmp_path / "poetry.lock").write_text(
+        '[[package]]\nname = "a"\nversion = "1.0"\ndescription = """\n[[package]]\n'
+        'name = "b"\nversion = "2.0"\n"""\n'
+    )
+    assert versions(tmp_path) == {"pypi:a": "1.0"}
+
+
+def test_an_array_line_that_looks_like_a_header_loses_nothing_else(tmp_path: Path) -> None:
+    (tmp_path / "uv.lock").write_text(
+        '[[package]]\nname = "a"\nversion = "1.0"\nwheels = [\n["x"],\n]\n'
+        '[[package]]\nname = "b"\nversion = "2.0"\n'
+    )
+    assert versions(tmp_path) == {"pypi:a": "1.0", "pypi:b": "2.0"}

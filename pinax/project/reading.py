@@ -31,19 +31,19 @@ class Reading:
         self.root = root
         self._root_prefix = os.path.join(os.fspath(root), "")
         self.warnings: list[str] = []
-        self._parsed: dict[tuple[str, Path], Any] = {}  # a file two readers need is read once
+        self._parsed: dict[tuple[str, str | Path], Any] = {}  # a file two readers need is read once
 
-    def shown(self, path: Path) -> str:
+    def shown(self, path: str | Path) -> str:
         """A path as a warning names it: under the project folder, relative to it."""
         text, root = os.fspath(path), self._root_prefix
         return text[len(root) :] if text.startswith(root) else text
 
-    def warn(self, path: Path, problem: str) -> None:
+    def warn(self, path: str | Path, problem: str) -> None:
         message = f"{self.root / self.shown(path)}: {problem}"
         log.warning("%s", message)
         self.warnings.append(message)
 
-    def data(self, path: Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
+    def data(self, path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes | None:
         """The bytes of a regular file, `None` when absent or refused (with a warning)."""
         try:
             with open_regular(path, limit) as reader:
@@ -66,7 +66,7 @@ class Reading:
             self.warn(path, f"cannot be read ({problem.strerror or problem}); skipped")
         return None
 
-    def head(self, path: Path, size: int) -> bytes | None:
+    def head(self, path: str | Path, size: int) -> bytes | None:
         """The first `size` bytes of a regular file of any length (`None` as `data`)."""
         try:
             with open_regular(path, limit=1 << 62) as reader:
@@ -77,7 +77,7 @@ class Reading:
             self.warn(path, f"cannot be read ({problem}); skipped")
         return None
 
-    def text(self, path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
+    def text(self, path: str | Path, limit: int = MAX_FILE_BYTES) -> str | None:
         """A file as UTF-8 text (a BOM dropped), `None` when absent, refused or not UTF-8."""
         data = self.data(path, limit)
         if data is None:
@@ -88,7 +88,7 @@ class Reading:
             self.warn(path, f"not UTF-8 text (byte {problem.start}); skipped")
             return None
 
-    def json(self, path: Path, comments: bool = False, limit: int = MAX_FILE_BYTES) -> Any:
+    def json(self, path: str | Path, comments: bool = False, limit: int = MAX_FILE_BYTES) -> Any:
         """A JSON file's value (JSONC with `comments`: `//`, `/* */`, trailing commas), or
         `None` with a warning naming the place."""
         if ("json", path) in self._parsed:
@@ -96,7 +96,7 @@ class Reading:
         self._parsed["json", path] = value = self._json(path, comments, limit)
         return value
 
-    def _json(self, path: Path, comments: bool, limit: int) -> Any:
+    def _json(self, path: str | Path, comments: bool, limit: int) -> Any:
         text = self.text(path, limit)
         if text is None:
             return None
@@ -144,7 +144,7 @@ class Reading:
             self.warn(path, "nested too deeply to read; skipped")
         return None
 
-    def entries(self, folder: Path) -> Iterator[os.DirEntry[str]]:
+    def entries(self, folder: str | Path) -> Iterator[os.DirEntry[str]]:
         """A folder's entries, at most `MAX_FOLDER_ENTRIES` (a warning past them); none when
         it is absent or unreadable."""
         try:

@@ -135,16 +135,23 @@ def poetry_range(found: Dependency, spec: Any) -> Dependency:
 
 
 def poetry_constraint(text: str) -> VersionRange | None:
-    """Poetry's constraint syntax: `^` `~` and bare `1.2.*` as npm reads them, the rest PEP 440;
-    a bare version (`"4.2"`) is `==4.2`."""
-    text = text.strip()
-    if text[:1] in "^~" and not text.startswith("~="):
-        found = parse_range("npm", text)
-        return VersionRange(text, "pypi", found.intervals) if found else None
-    if text[:1].isdigit() and not text.endswith("*"):
-        text = f"=={text}"
-    found = parse_range("pypi", text)
-    return found
+    """Poetry's constraint syntax: `^` and `~` as npm reads them, a bare version (`"4.2"`,
+    `"4.2.*"`) as `==`, `||` between alternatives, the rest PEP 440."""
+    intervals = []
+    for part in text.split("||"):
+        part = part.strip()
+        if not part:
+            return None
+        if part == "*":
+            found = parse_range("npm", "*")
+        elif part[:1] in "^~" and not part.startswith("~="):
+            found = parse_range("npm", part)
+        else:
+            found = parse_range("pypi", f"=={part}" if part[:1].isdigit() else part)
+        if found is None:
+            return None
+        intervals.extend(found.intervals)
+    return VersionRange(text.strip(), "pypi", tuple(intervals))
 
 
 def _uv_local(package: dict[str, Any]) -> bool:

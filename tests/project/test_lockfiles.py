@@ -218,3 +218,30 @@ def test_an_array_line_that_looks_like_a_header_loses_nothing_else(tmp_path: Pat
         '[[package]]\nname = "b"\nversion = "2.0"\n'
     )
     assert versions(tmp_path) == {"pypi:a": "1.0", "pypi:b": "2.0"}
+
+
+@pytest.mark.parametrize(
+    ("constraint", "inside", "outside"),
+    [
+        ("^3.15", ["3.15.2", "3.99"], ["4.0", "3.14"]),
+        ("~5.2", ["5.2.19"], ["5.3"]),
+        ("4.2", ["4.2.0"], ["4.2.1", "4.3"]),
+        ("4.2.*", ["4.2.30"], ["4.3"]),
+        (">=4.2,<5", ["4.9"], ["5.0"]),
+        ("^2.7 || ^3.4", ["2.7.18", "3.12"], ["3.3", "4.0"]),
+        ("*", ["0.1", "99.0"], []),
+    ],
+)
+def test_poetry_constraints(constraint: str, inside: list[str], outside: list[str]) -> None:
+    from pinax.project.python import poetry_constraint
+
+    found = poetry_constraint(constraint)
+    assert [v for v in inside if found.contains(v)] == inside
+    assert [v for v in outside if found.contains(v)] == []
+
+
+@pytest.mark.parametrize("constraint", ["latest", "^", "1.2 ||", ">=a"])
+def test_what_poetry_does_not_read_is_none(constraint: str) -> None:
+    from pinax.project.python import poetry_constraint
+
+    assert poetry_constraint(constraint) is None

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pinax.project import reading as reading_limits
 from pinax.project.reading import Reading, is_folder
 from pinax.project.records import Dependency, mention
 
@@ -37,7 +38,17 @@ def installed(reading: Reading, root: Path) -> Iterator[Dependency]:
 
 def package_folders(reading: Reading, modules: Path) -> Iterator[str]:
     """`node_modules/NAME` and `node_modules/@scope/NAME` folders (dot-folders left out), as
-    strings: a thousand Path objects cost more than reading the files."""
+    strings: a thousand Path objects cost more than reading the files. At most
+    `MAX_FOLDER_ENTRIES` in all, scopes included."""
+    limit = reading_limits.MAX_FOLDER_ENTRIES
+    for count, folder in enumerate(_package_folders(reading, modules)):
+        if count >= limit:
+            reading.warn(modules, f"more than {limit:,} packages; the rest skipped")
+            return
+        yield folder
+
+
+def _package_folders(reading: Reading, modules: Path) -> Iterator[str]:
     for entry in reading.entries(modules):
         if entry.name.startswith(".") or not is_folder(entry):
             continue

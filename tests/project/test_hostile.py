@@ -255,3 +255,17 @@ def test_a_readers_defect_is_a_warning_and_the_other_readers_still_read(
         "reading test_hostile broken failed (ZeroDivisionError('a defect')); skipped"
     ]
     assert {str(p) for p in project.dependencies} == {"pypi:django", "runtime:python"}
+
+
+def test_too_many_scoped_packages_stop_with_a_warning(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(pinax.project.reading, "MAX_FOLDER_ENTRIES", 5)
+    for scope in range(3):
+        for index in range(4):
+            folder = tmp_path / "node_modules" / f"@s{scope}" / f"p{index}"
+            folder.mkdir(parents=True)
+            (folder / "package.json").write_text(
+                f'{{"name": "@s{scope}/p{index}", "version": "1.0.0"}}'
+            )
+    project = read_quietly(tmp_path)
+    assert len(project.dependencies) == 5
+    assert any("more than 5 packages" in w for w in project.warnings)

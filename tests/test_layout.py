@@ -121,3 +121,144 @@ def test_no_door_name_is_also_a_module_name(room: str) -> None:
     door = importlib.import_module(f"pinax.{room}")
     submodules = {info.name for info in pkgutil.iter_modules(door.__path__)}
     assert set(door.__all__) & submodules == set()
+
+
+# tests/ and bench/ keep the same doors. A test under tests/<room>/ may read that room's
+# insides; every other test, tests/support/ and bench/ go through doors. The exceptions, each
+# with why: a bench that measures a room's internals, or a test that checks one room's rule
+# beside another's.
+REPO = PACKAGE.parent
+TEST_ROOMS = ("search", "manifest", "pages", "builder", "server", "cli", "project", "tools")
+INSIDES_ALLOWED = {
+    # Benches that measure what is behind a door, because that is what they measure:
+    "bench/quality/eval_search.py": (
+        {"pinax.search.index", "pinax.search.indexing", "pinax.search.tokens"},
+        "its ablation switches each ranking part off in place (stemmer, fields, phrases, ...)",
+    ),
+    "bench/quality/eval_semantic.py": (
+        {"pinax.search.tokens"},
+        "picks the queries that share no stemmed word with their page, with search's own stems",
+    ),
+    "bench/quality/eval_symbols.py": (
+        {"pinax.builder.inventory", "pinax.builder.symbols", "pinax.search.indexing"},
+        "reads real inventories as the builder does and gives rank-bm25 the symbol field's text",
+    ),
+    "bench/experiments/embedding_variants.py": (
+        {"pinax.search.semantic", "pinax.search.tokens"},
+        "re-embeds the candidates with the model itself, in variants the index does not build",
+    ),
+    "bench/quality/extract.py": (
+        {"pinax.pages.extract"},
+        "times and scores the extraction alone, without fetching or the token budget",
+    ),
+    "bench/speed/page.py": (
+        {"pinax.pages.extract"},
+        "times the cold extraction alone beside get_page's whole path",
+    ),
+    "bench/quality/outline.py": (
+        {
+            "pinax.builder.core",
+            "pinax.builder.report",
+            "pinax.pages.content",
+            "pinax.pages.extract",
+            "pinax.pages.outline",
+        },
+        "names the anchor rule each generator's headings took, and builds with a recording report",
+    ),
+    "bench/quality/content_build.py": (
+        {"pinax.builder.core", "pinax.builder.report"},
+        "builds in process with a recording report, to count failures by kind",
+    ),
+    "bench/speed/build.py": (
+        {"pinax.builder.core", "pinax.builder.report"},
+        "builds in process with a recording report, beside plain httpx on the same sitemap",
+    ),
+    "bench/speed/folder.py": (
+        {"pinax.builder.report"},
+        "builds a docs folder in process with a recording report",
+    ),
+    "bench/speed/limits.py": (
+        {"pinax.pages.fetch"},
+        "times the gzip bomb's decompression alone",
+    ),
+    "bench/harness/runs.py": (
+        {"pinax.search.semantic"},
+        "hides the embedding model to measure words alone in the same process",
+    ),
+    "bench/harness/synth.py": (
+        {"pinax.builder.inventory"},
+        "gives synthetic pages real symbols, read from the shared inventories as the builder does",
+    ),
+    # Test helpers and tests that check one room's rule beside another's:
+    "tests/support/build_support.py": (
+        {"pinax.builder.core", "pinax.builder.report"},
+        "builds for the builder's and the CLI's tests with a report that records every line",
+    ),
+    "tests/cli/test_first_hour.py": (
+        {"pinax.builder.html"},
+        "the title-suffix rule checked directly beside the CLI run that shows it",
+    ),
+    "tests/pages/test_page_outline.py": (
+        {"pinax.builder.markdown_outline"},
+        "get_page's sections of a Markdown page against the builder's outline of the same page",
+    ),
+    "tests/search/test_search_symbols.py": (
+        {"pinax.builder.inventory"},
+        "a real inventory's symbols, read as the builder reads them, found by every form",
+    ),
+    "tests/pages/test_plain_text.py": (
+        {"pinax.search.content"},
+        "the section text the content index stores, against get_page's cleaning rules",
+    ),
+}
+
+
+def outside_modules() -> list[tuple[str, str | None, ast.Module]]:
+    """(path from the checkout, the test room it is in or None, parsed source) of every module
+    of tests/ and bench/."""
+    found = []
+    for folder in ("tests", "bench"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            relative = path.relative_to(REPO)
+            if "node_modules" in relative.parts:
+                continue
+            parts = relative.parts
+            room = parts[1] if folder == "tests" and parts[1] in TEST_ROOMS else None
+            found.append((relative.as_posix(), room, ast.parse(path.read_text(), str(path))))
+    return found
+
+
+def test_tests_and_benches_read_insides_only_of_their_own_room() -> None:
+    breaches = []
+    for path, home, tree in outside_modules():
+        allowed = INSIDES_ALLOWED.get(path, (set(), ""))[0]
+        for target in imported(path.removesuffix(".py").replace("/", "."), tree):
+            room = part_of(target)
+            behind = room in ROOMS and target.count(".") >= 2
+            if behind and room != home and ".".join(target.split(".")[:3]) not in allowed:
+                breaches.append(f"{path} imports {target}")
+    assert breaches == []
+
+
+def test_every_exception_is_still_needed() -> None:
+    """An exception nobody uses any more is a door left open: it goes."""
+    used: dict[str, set[str]] = {}
+    for path, _, tree in outside_modules():
+        used[path] = {".".join(t.split(".")[:3]) for t in imported(path, tree)}
+    stale = {
+        path: sorted(modules - used.get(path, set()))
+        for path, (modules, _) in INSIDES_ALLOWED.items()
+        if modules - used.get(path, set())
+    }
+    assert stale == {}
+
+
+def test_tests_mirror_the_rooms() -> None:
+    """Every test module lives in a room's folder (or tests/bench/ for the benches' own tests);
+    only this one, about the whole house, stays at the top."""
+    top = sorted(p.name for p in (REPO / "tests").glob("test_*.py"))
+    assert top == ["test_layout.py"]
+    folders = {p.parent.name for p in (REPO / "tests").rglob("test_*.py")} - {"tests"}
+    assert folders <= set(TEST_ROOMS) | {"bench"}
+    for folder in ["support", *folders]:
+        assert (REPO / "tests" / folder / "__init__.py").read_text() == "", folder

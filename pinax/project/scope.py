@@ -57,6 +57,9 @@ class Scope:
     missing: list[dict[str, Any]] = field(default_factory=list)
     unversioned: list[str] = field(default_factory=list)
     undocumented: list[str] = field(default_factory=list)  # dependencies no loaded docs document
+    # For doctor: each dependency's package and what answers for it, one line each:
+    # "django@4.2", "drf (unversioned)", "django 3.2 missing (loaded: 4.2, 5.2)".
+    served: dict[str, list[str]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The `scope` an answer carries (the undocumented dependencies are `doctor`'s)."""
@@ -81,23 +84,24 @@ def scope_for(dependencies: Iterable[Dependency], loaded: Iterable[Loaded | tupl
                 libraries.setdefault(manifest.name, []).append(manifest.version)
         if not libraries:
             scope.undocumented.append(str(dependency.package))
+        answers = scope.served.setdefault(str(dependency.package), [])
         for name, versions in libraries.items():
-            _serve(scope, dependency, name, versions)
+            answers.append(_serve(scope, dependency, name, versions))
     for manifest in manifests:
         if manifest.packages == []:
             _add(scope, scope.general, manifest.name, manifest.version)
     return scope
 
 
-def _serve(scope: Scope, dependency: Dependency, name: str, versions: list[str | None]) -> None:
+def _serve(scope: Scope, dependency: Dependency, name: str, versions: list[str | None]) -> str:
     """Put the version of library `name` that answers for `dependency` in the scope, or say
-    why none does."""
+    why none does; what answers, as doctor shows it."""
     versioned = [v for v in versions if v]
     if not versioned:
         _add(scope, scope.project, name, None)
         if name not in scope.unversioned:
             scope.unversioned.append(name)
-        return
+        return f"{name} (unversioned)"
     if dependency.version is not None:
         chosen = select(dependency.version, versioned)
         wanted = dependency.version.text
@@ -108,10 +112,11 @@ def _serve(scope: Scope, dependency: Dependency, name: str, versions: list[str |
         chosen, wanted = highest(versioned), None
     if chosen is not None:
         _add(scope, scope.project, name, chosen.text)
-        return
+        return identity(name, chosen.text)
     entry = {"docs": name, "version": wanted, "loaded": _sorted(versioned)}
     if entry not in scope.missing:
         scope.missing.append(entry)
+    return f"{name} {wanted} missing (loaded: {', '.join(entry['loaded'])})"
 
 
 def _add(scope: Scope, names: list[str], name: str, version: str | None) -> None:

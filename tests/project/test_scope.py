@@ -142,3 +142,47 @@ def test_the_scope_never_holds_a_version_the_project_does_not_use(
     for _, version in scope.docs:
         assert version is not None and matches(wanted, version)
     assert bool(scope.docs) != bool(scope.missing)  # served, or said to be missing
+
+
+def test_doctor_lines_for_a_real_lockfile(tmp_path: Path) -> None:
+    from pinax.project import doctor_lines
+
+    project = read_project(FIXTURES / "uv")
+    loaded = [
+        *DEV_EIGHT,
+        Loaded("python", "3.10", None),
+        Loaded("pytest", "7.4", None),
+    ]
+    scope = scope_for(project.dependencies.values(), loaded)
+    assert scope.served["pypi:django"] == ["django@4.2"]
+    assert doctor_lines(project, scope) == [
+        f"project {FIXTURES / 'uv'}: 13 dependencies (1 declared, 12 locked)",
+        "  pypi:django 4.2.30 (uv.lock, locked) -> django@4.2",
+        "  pypi:djangorestframework 3.15.2 (uv.lock, locked) -> drf (unversioned)",
+        "  pypi:pytest 9.2.0 (uv.lock, locked) -> pytest 9.2.0 missing (loaded: 7.4)",
+        "  runtime:python >=3.11 (pyproject.toml, declared) -> python@3.12",
+        "  docs of no package, always searched: kubernetes, mdn",
+        "  no docs loaded for 9: pypi:asgiref, pypi:colorama, pypi:iniconfig, pypi:packaging,"
+        " pypi:pluggy, pypi:pygments, pypi:pyyaml, pypi:sqlparse, pypi:tzdata",
+    ]
+
+
+def test_doctor_lines_name_shipped_docs_warnings_and_cut_long_lists(tmp_path: Path) -> None:
+    from pinax.project import doctor_lines
+
+    folder = tmp_path / "node_modules" / "next"
+    (folder / "dist" / "docs").mkdir(parents=True)
+    (folder / "package.json").write_text('{"name": "next", "version": "16.2.0"}')
+    deps = {f'"p{i}": "1.0.0"' for i in range(30)}
+    (tmp_path / "package.json").write_text('{"dependencies": {' + ", ".join(sorted(deps)) + "}}")
+    (tmp_path / "uv.lock").write_text("package = [")
+    project = read_project(tmp_path)
+    scope = scope_for(project.dependencies.values(), [Loaded("next", "16.2.0", ["npm:next"])])
+    lines = doctor_lines(project, scope)
+    assert "  npm:next 16.2.0 (node_modules/next/package.json, installed) -> next@16.2.0" in lines
+    assert "  npm:next 16.2.0 ships its docs: node_modules/next/dist/docs" in lines
+    assert any(
+        line.startswith("  no docs loaded for 30: ") and line.endswith(" and 10 more")
+        for line in lines
+    )
+    assert lines[-1].startswith("  warning: ") and "uv.lock" in lines[-1]

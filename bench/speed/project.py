@@ -12,6 +12,7 @@ size. Figures, seconds:
 - read: `read_project(DIR)` in this process, median (and slowest) of `--runs` runs after one
   warm-up (files in the page cache, as on a second start), wall and CPU time;
 - first: the first of those runs, before the warm-up;
+- scope: `scope_for` of the project over 140 loaded manifests (100 documenting its packages);
 - import: `import pinax.project` in a fresh interpreter, bare and after `pinax.server` and
   `pinax.tools` (what the server has imported already), median of 5.
 
@@ -152,6 +153,21 @@ def time_reads(root: Path, runs: int) -> tuple[Timing, float, int]:
     return _timing(pairs), first, count
 
 
+def time_scope(root: Path) -> float:
+    """`scope_for` of the project over 140 loaded manifests, 100 of them its packages'."""
+    from pinax.project import Loaded, read_project, scope_for
+
+    dependencies = list(read_project(root).dependencies.values())
+    loaded = [Loaded(f"library-{i}", "1.0", None) for i in range(40)]
+    loaded += [Loaded(f"package-{i:04d}", "1.0", None) for i in range(0, 300, 3)]
+    runs = []
+    for _ in range(5):
+        start = time.perf_counter()
+        scope_for(dependencies, loaded)
+        runs.append(time.perf_counter() - start)
+    return statistics.median(runs)
+
+
 def time_import(after: str, runs: int = 5) -> Timing:
     """`import pinax.project` in a fresh interpreter, once `after` is imported (what the
     server has imported already is not added by the project)."""
@@ -179,6 +195,7 @@ def main() -> None:
         make_project(root, args.locked, args.installed)
         sizes = {n: (root / n).stat().st_size for n in ("uv.lock", "package-lock.json")}
         read, first, count = time_reads(root, args.runs)
+        scope_seconds = time_scope(root)
     alone = time_import("pass")
     served = time_import("import pinax.server, pinax.tools")
     print(
@@ -189,6 +206,7 @@ def main() -> None:
         f"read:   median {read.wall:.3f} s wall ({read.cpu:.3f} s CPU), slowest {read.slowest:.3f}"
         f" s, {args.runs} runs; first {first:.3f} s"
     )
+    print(f"scope:  {scope_seconds:.4f} s (scope_for over 140 loaded manifests, median of 5)")
     print(f"import: {alone.wall:.3f} s wall ({alone.cpu:.3f} s CPU) in a bare interpreter;")
     print(f"        {served.wall:.3f} s wall ({served.cpu:.3f} s CPU) after the server's imports")
     added, added_cpu = read.wall + served.wall, read.cpu + served.cpu

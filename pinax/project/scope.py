@@ -26,7 +26,7 @@ from pinax.project.records import Dependency
 from pinax.versions import (
     PackageId,
     Version,
-    documents,
+    documented,
     highest,
     identity,
     parse_package,
@@ -74,14 +74,13 @@ class Scope:
 def scope_for(dependencies: Iterable[Dependency], loaded: Iterable[Loaded | tuple]) -> Scope:
     """The default scope of a project depending on `dependencies`, over the `loaded` docs."""
     manifests = [_checked(Loaded(*entry)) for entry in loaded]
+    dependencies = list(dependencies)
+    by_package = _documenting(manifests, {d.ecosystem for d in dependencies})
     scope = Scope()
     for dependency in dependencies:
         libraries: dict[str, list[str | None]] = {}
-        for manifest in manifests:
-            if manifest.packages != [] and documents(
-                manifest.name, manifest.packages, dependency.package
-            ):
-                libraries.setdefault(manifest.name, []).append(manifest.version)
+        for manifest in by_package.get(dependency.package, ()):
+            libraries.setdefault(manifest.name, []).append(manifest.version)
         if not libraries:
             scope.undocumented.append(str(dependency.package))
         answers = scope.served.setdefault(str(dependency.package), [])
@@ -91,6 +90,16 @@ def scope_for(dependencies: Iterable[Dependency], loaded: Iterable[Loaded | tupl
         if manifest.packages == []:
             _add(scope, scope.general, manifest.name, manifest.version)
     return scope
+
+
+def _documenting(manifests: list[Loaded], ecosystems: set[str]) -> dict[PackageId, list[Loaded]]:
+    """Each package and the loaded manifests that document it, in loading order: one pass
+    over the manifests, not one per dependency."""
+    by_package: dict[PackageId, list[Loaded]] = {}
+    for manifest in manifests:
+        for package in documented(manifest.name, manifest.packages, ecosystems):
+            by_package.setdefault(package, []).append(manifest)
+    return by_package
 
 
 def _serve(scope: Scope, dependency: Dependency, name: str, versions: list[str | None]) -> str:

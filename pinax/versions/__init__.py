@@ -23,6 +23,7 @@ from pinax.versions.core import (
 from pinax.versions.packages import (
     RUNTIME,
     PackageId,
+    documented,
     documents,
     normalise,
     package_id,
@@ -37,6 +38,7 @@ __all__ = [
     "Version",
     "VersionRange",
     "as_version",
+    "documented",
     "documents",
     "highest",
     "identity",

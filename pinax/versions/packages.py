@@ -76,18 +76,28 @@ def runtime(name: str) -> PackageId:
     return PackageId(RUNTIME, _RUNTIME_DOCS.get(name, name))
 
 
+def documented(
+    docs_name: str, packages: Iterable[str | PackageId] | None, ecosystems: Iterable[str]
+) -> frozenset[PackageId]:
+    """The packages the docs named `docs_name`, listing `packages` (or `None`), document: those
+    listed, else the package of their own name in each of `ecosystems` (the runtime for the
+    docs named `python` and `node`)."""
+    if packages is not None:
+        return frozenset(p if isinstance(p, PackageId) else parse_package(p) for p in packages)
+    if docs_name in _RUNTIME_DOCS:
+        return frozenset([runtime(docs_name)])
+    found = set()
+    for ecosystem in ecosystems:
+        if ecosystem != RUNTIME:
+            try:
+                found.add(package_id(ecosystem, docs_name))
+            except InvalidArgs:
+                continue
+    return frozenset(found)
+
+
 def documents(
     docs_name: str, packages: Iterable[str | PackageId] | None, wanted: PackageId
 ) -> bool:
     """Whether the docs named `docs_name`, listing `packages` (or `None`), document `wanted`."""
-    if packages is not None:
-        ids = (p if isinstance(p, PackageId) else parse_package(p) for p in packages)
-        return any(found == wanted for found in ids)
-    if docs_name in _RUNTIME_DOCS:
-        return wanted == runtime(docs_name)
-    if wanted.ecosystem == RUNTIME:
-        return False
-    try:
-        return package_id(wanted.ecosystem, docs_name) == wanted
-    except InvalidArgs:
-        return False
+    return wanted in documented(docs_name, packages, [wanted.ecosystem])

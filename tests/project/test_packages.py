@@ -97,3 +97,16 @@ def test_documents(name: str, packages, wanted: PackageId, answer: bool) -> None
 def test_documents_refuses_a_bad_package_list() -> None:
     with pytest.raises(InvalidArgs):
         documents("x", ["not an id"], DJANGO)
+
+
+def test_documented_lists_the_packages_per_ecosystem() -> None:
+    from pinax.versions import documented
+
+    assert documented("Django", None, ["pypi", "npm", "runtime"]) == {
+        parse_package("pypi:django"),
+        parse_package("npm:Django"),
+    }
+    assert documented("python", None, ["pypi"]) == {runtime("python")}
+    assert documented("drf", ["pypi:djangorestframework"], ["npm"]) == {DRF}
+    assert documented("team docs", None, ["pypi", "npm"]) == set()
+    assert documented("x", [], ["pypi"]) == set()

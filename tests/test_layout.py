@@ -17,7 +17,7 @@ import pytest
 import pinax
 
 PACKAGE = Path(pinax.__file__).parent
-ROOMS = ("manifest", "search", "pages", "builder", "server", "cli")
+ROOMS = ("manifest", "search", "pages", "builder", "server", "versions", "project", "cli")
 # Each part and the parts it may import ("pinax" is the package root: its version).
 MAY_IMPORT = {
     "errors": set(),
@@ -27,8 +27,10 @@ MAY_IMPORT = {
     "manifest": {"errors", "files", "lazy", "workers"},
     "search": {"manifest", "pages", "files", "errors", "lazy", "workers"},
     "pages": {"pinax", "errors", "lazy", "files"},
-    "library": {"search", "manifest", "errors"},
-    "tools": {"library", "search", "pages", "manifest", "errors"},
+    "versions": {"errors"},
+    "project": {"versions", "errors", "files"},
+    "library": {"search", "manifest", "project", "versions", "errors"},
+    "tools": {"library", "project", "versions", "search", "pages", "manifest", "errors"},
     "builder": {"manifest", "pages", "errors", "lazy", "files"},
     "server": {"pinax", "tools", "search", "pages", "manifest", "errors", "lazy"},
     "cli": {"pinax", "server", "tools", "search", "builder", "pages", "manifest", "errors"},

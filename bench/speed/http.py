@@ -521,7 +521,7 @@ def load_command(args: argparse.Namespace) -> None:
 
     url = urlsplit(args.url)
     marks = [m.encode() for m in args.mark or []]
-    texts = queries()
+    texts = args.query or queries()
     pool = [
         Client(url.hostname or "127.0.0.1", url.port or 80, args.era, url.path, args.token)
         for _ in range(args.clients)
@@ -573,6 +573,7 @@ def main() -> None:
     load_args.add_argument("--era", choices=[LEGACY, MODERN], default=LEGACY)
     load_args.add_argument("--token", default=os.environ.get("PINAX_TOKEN"))
     load_args.add_argument("--mark", action="append", help="a byte string to count answers by")
+    load_args.add_argument("--query", action="append", help="the queries (default: drf's)")
     args = parser.parse_args()
     if args.command == "serve":
         app = (

@@ -165,8 +165,18 @@ def create_server(
 
     pending = current().library.content_pending  # page text to index after start-up
 
+    entered = [0]  # HTTP runs two session managers (answers.py), each entering the lifespan
+
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        if entered[0]:  # already running: the work below is done once per process
+            entered[0] += 1
+            try:
+                yield {}
+            finally:
+                entered[0] -= 1
+            return
+        entered[0] = 1
         native = _NativeWork()
         if warm:
             threading.Thread(
@@ -181,6 +191,7 @@ def create_server(
                 yield {}
                 tasks.cancel_scope.cancel()
         finally:
+            entered[0] = 0
             await anyio.to_thread.run_sync(native.stop)
 
     mcp = PinaxServer(

@@ -250,18 +250,23 @@ def build_app(
     """The ASGI app: MCP at /mcp, /health and /ready, Host/Origin checks, the forwarded
     headers of trusted proxies, and the token if set. `readiness()` says what /ready shows
     (the server's own `readiness()` by default); its "ready" key decides 200 or 503."""
+    from contextlib import AsyncExitStack, asynccontextmanager
+
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
     from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from pinax.server.answers import JsonOrSse
 
     status = readiness or mcp.readiness  # type: ignore[attr-defined]
 
-    @mcp.custom_route(HEALTH_PATH, methods=["GET"])
     async def health(_request: Request) -> JSONResponse:  # alive: from memory, no I/O
         docs = status()["docs"]
         return JSONResponse({"status": "ok", "version": __version__, "docs": docs})
 
-    @mcp.custom_route(READY_PATH, methods=["GET"])
     async def ready(_request: Request) -> JSONResponse:  # loaded and indexed: from memory
         now = status()
         return JSONResponse(now, status_code=200 if now["ready"] else 503)
@@ -271,14 +276,40 @@ def build_app(
         allowed_hosts=settings.hosts(),
         allowed_origins=settings.origins(),
     )
-    app: ASGIApp = mcp.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        transport_security=security,
-        host=settings.host,
-        stateless_http=not settings.sessions,
-        json_response=not settings.sessions,
-        session_idle_timeout=SESSION_IDLE_TIMEOUT,
-        max_sessions=MAX_SESSIONS,
+
+    def manager(json_response: bool) -> Any:
+        """A session manager over `mcp` (the SDK makes one per app it builds)."""
+        mcp.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            transport_security=security,
+            host=settings.host,
+            stateless_http=not settings.sessions,
+            json_response=json_response,
+            session_idle_timeout=SESSION_IDLE_TIMEOUT,
+            max_sessions=MAX_SESSIONS,
+        )
+        return mcp.session_manager
+
+    managers = [manager(json_response=False)]  # SSE: sessions, or a stateless call that streams
+    endpoint: ASGIApp = StreamableHTTPASGIApp(managers[0])
+    if not settings.sessions:
+        managers.append(manager(json_response=True))
+        endpoint = JsonOrSse(StreamableHTTPASGIApp(managers[1]), endpoint)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> Any:
+        async with AsyncExitStack() as stack:  # the server's own lifespan runs once (app.py)
+            for each in managers:
+                await stack.enter_async_context(each.run())
+            yield
+
+    app: ASGIApp = Starlette(
+        routes=[
+            Route(MCP_PATH, endpoint=endpoint),
+            Route(HEALTH_PATH, health, methods=["GET"]),
+            Route(READY_PATH, ready, methods=["GET"]),
+        ],
+        lifespan=lifespan,
     )
     if settings.token:
         app = BearerToken(app, settings.token, frozenset({HEALTH_PATH, READY_PATH}))

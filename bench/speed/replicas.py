@@ -42,7 +42,7 @@ HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
 TOKEN = "replica-bench-token-0123456789"
 MARKS = ("alphamark", "betamark")
 # Words every generation finds pages for: each answer shows one generation's marks.
-ALWAYS_FOUND = ("serializers", "viewsets", "routers", "authentication", "permissions", "pagination")
+ALWAYS_FOUND = ("serializers", "viewsets", "routers", "authentication", "pagination")
 
 
 def free_port() -> int:
@@ -52,13 +52,15 @@ def free_port() -> int:
 
 
 def write_generation(folder: Path, mark: str) -> Path:
-    """A copy of the drf manifest whose every title carries `mark`: an answer shows which
-    generation it came from."""
+    """Two copies of the drf manifest (drf and drfcopy) whose every title carries `mark`:
+    an answer, which searches both, shows which generation each half came from."""
     folder.mkdir(parents=True, exist_ok=True)
-    manifest = json.loads(DRF.read_text())
-    for page in manifest["pages"]:
-        page["title"] = f"{page['title']} {mark}"
-    (folder / "drf.json").write_text(json.dumps(manifest))
+    for name in ("drf", "drfcopy"):
+        manifest = json.loads(DRF.read_text())
+        manifest["name"] = name
+        for page in manifest["pages"]:
+            page["title"] = f"{page['title']} {mark}"
+        (folder / f"{name}.json").write_text(json.dumps(manifest))
     return folder
 
 
@@ -208,8 +210,12 @@ def start_load(
 ) -> subprocess.Popen[str]:
     argv = [sys.executable, "-m", "bench.speed.http", "load", url, "--clients", str(clients)]
     argv += ["--seconds", str(seconds), "--token", TOKEN]
-    for mark in MARKS if marks else ():
-        argv += ["--mark", mark]
+    if marks:
+        for mark in MARKS:
+            argv += ["--mark", mark]
+        for query in ALWAYS_FOUND:
+            argv += ["--query", query]
+        argv += ["--docs", ""]  # both docs sets in each answer
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
 

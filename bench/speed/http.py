@@ -49,6 +49,8 @@ class Tally:
     latencies: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
     kept: list[bytes] = field(default_factory=list)
+    all_calls: int = 0  # warm-up included
+    cpu: float = 0.0  # the server's CPU seconds meanwhile, when measured
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
@@ -240,6 +242,7 @@ async def run_clients(
                 continue
             finally:
                 count += len(clients)
+            tally.all_calls += 1
             if now >= start:
                 tally.latencies.append(time.perf_counter() - began)
                 if keep is not None and keep(body):
@@ -381,6 +384,12 @@ async def answers(host: str, port: int, path: str = "/mcp", token: str | None = 
         client.close()
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU time a process has used so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def stop(process: subprocess.Popen[bytes]) -> None:
     process.terminate()
     try:
@@ -423,6 +432,14 @@ def _runner() -> Callable[[Any], Any]:
         return asyncio.run
 
 
+def measure_cpu(pid: int, port: int, era: str, clients: int, seconds: float) -> tuple[Tally, float]:
+    """`measure`, and the server's CPU seconds over the whole of it (warm-up included; the
+    calls of the warm-up are counted in `Tally.warm_calls`)."""
+    before = cpu_seconds(pid)
+    tally, _ = measure("127.0.0.1", port, era, clients, seconds)
+    return tally, cpu_seconds(pid) - before
+
+
 def rounds(
     targets: list[Target], era: str, clients: int, seconds: float, count: int
 ) -> dict[str, list[tuple[float, Tally]]]:
@@ -440,20 +457,25 @@ def rounds(
             order = targets if turn % 2 == 0 else targets[::-1]
             for target in order:
                 if target.label in running:
-                    tally, span = measure("127.0.0.1", target.port, era, clients, seconds)
-                    results[target.label].append((len(tally.latencies) / span, tally))
+                    pid = running[target.label].pid
+                    tally, cpu = measure_cpu(pid, target.port, era, clients, seconds)
+                    tally.cpu = cpu
+                    results[target.label].append((len(tally.latencies) / seconds, tally))
     finally:
         for process in running.values():
             stop(process)
     return results
 
 
-def median_line(label: str, measured: list[tuple[float, Tally]]) -> tuple[float, str]:
-    """The median turn's rate; p50/p99 over every turn's calls, and all errors."""
+def median_line(label: str, measured: list[tuple[float, Tally]]) -> tuple[float, float, str]:
+    """(the median turn's req/s, its calls per CPU second of the server, a line): p50/p99
+    over every turn's calls, and all errors."""
     if not measured:
-        return 0.0, f"{label:<44} not measured"
+        return 0.0, 0.0, f"{label:<46} not measured"
     rates = sorted(rate for rate, _ in measured)
     rate = rates[len(rates) // 2]
+    per_cpu = sorted(t.all_calls / t.cpu for _, t in measured if t.cpu > 0) or [0.0]
+    capacity = per_cpu[len(per_cpu) // 2]
     merged = Tally()
     for _, tally in measured:
         merged.latencies += tally.latencies
@@ -462,9 +484,11 @@ def median_line(label: str, measured: list[tuple[float, Tally]]) -> tuple[float,
     ms = [v * 1000 for v in merged.latencies]
     errors = ", ".join(f"{k}: {v}" for k, v in sorted(merged.errors.items())) or "0"
     spread = f"{rates[0]:.0f}-{rates[-1]:.0f}"
-    return rate, (
-        f"{label:<46} {rate:6.0f} req/s ({spread:>9})  p50 {percentile(ms, 0.5):6.1f} ms  "
-        f"p99 {percentile(ms, 0.99):6.1f} ms  errors {errors}"
+    return (
+        rate,
+        capacity,
+        f"{label:<46} {capacity:6.0f} calls/cpu-s {rate:6.0f} req/s ({spread:>9})  "
+        f"p50 {percentile(ms, 0.5):6.1f} ms  p99 {percentile(ms, 0.99):6.1f} ms  errors {errors}",
     )
 
 
@@ -491,26 +515,29 @@ def targets(main: Path | None, asgi: bool) -> tuple[list[Target], list[Target], 
 def compare(
     clients: int, seconds: float, eras: list[str], main: Path | None, asgi: bool, turns: int
 ) -> int:
+    """Every target in turns; the bars on calls per CPU second of the server (what one core
+    can answer: on a shared machine, req/s is whatever CPU the others left), req/s beside."""
     floors, pinax, mains = targets(main, asgi)
     print(
         f"{clients} closed-loop clients, search_pages over drf; the median of {turns} turns "
-        f"of {seconds:g} s each (lowest-highest), p50/p99 over all turns"
+        f"of {seconds:g} s each: calls per CPU second of the server, req/s (lowest-highest), "
+        "p50/p99 over all turns"
     )
     failed = 0
     for era in eras:
-        print(f"-- protocol {era}")
+        print(f"-- protocol {era}", flush=True)
         results = rounds([*floors, *pinax, *mains], era, clients, seconds, turns)
-        rates = {}
+        capacity = {}
         for label, measured in results.items():
-            rates[label], line = median_line(label, measured)
+            _, capacity[label], line = median_line(label, measured)
             print(line, flush=True)
-        fastest = max(floors, key=lambda t: rates[t.label])
-        ours = rates[pinax[0].label]
-        ratio = ours / rates[fastest.label] if rates[fastest.label] else 0.0
+        fastest = max(floors, key=lambda t: capacity[t.label])
+        ours = capacity[pinax[0].label]
+        ratio = ours / capacity[fastest.label] if capacity[fastest.label] else 0.0
         print(f"[{era}] pinax / fastest floor ({fastest.label}) = {ratio:.2f} (bar 0.8)")
         failed += ratio < 0.8
         if mains:
-            today = rates[mains[0].label]
+            today = capacity[mains[0].label]
             ratio = ours / today if today else float("inf")
             print(f"[{era}] pinax / main = {ratio:.2f} (bar 1.5)")
             failed += ratio < 1.5

@@ -1,6 +1,7 @@
 """Pinax replicas behind HAProxy on loopback: load, a replica killed, the manifests swapped.
 
     python -m bench.speed.replicas [--replicas 3] [--clients 32] [--seconds 20] [--json]
+    python -m bench.speed.replicas --memory manifests/drf.json MDN.json SYNTH-100K.json
 
 Starts N `pinax serve --http` replicas (stateless, a bearer token, reading one manifests
 folder through a symlink) and HAProxy with deploy/haproxy.cfg (its server lines swapped for
@@ -206,16 +207,18 @@ class Haproxy:
 
 
 def start_load(
-    url: str, clients: int, seconds: float, marks: bool = False
+    url: str, clients: int, seconds: float, marks: bool = False, docs: str = "drf"
 ) -> subprocess.Popen[str]:
+    """The load generator of bench/speed/http.py, started; `marks`: count the generations'
+    marks in answers that search both docs sets."""
     argv = [sys.executable, "-m", "bench.speed.http", "load", url, "--clients", str(clients)]
-    argv += ["--seconds", str(seconds), "--token", TOKEN]
+    argv += ["--seconds", str(seconds), "--token", TOKEN, "--docs", docs]
     if marks:
         for mark in MARKS:
             argv += ["--mark", mark]
         for query in ALWAYS_FOUND:
             argv += ["--query", query]
-        argv += ["--docs", ""]  # both docs sets in each answer
+        argv[argv.index("--docs") + 1] = ""  # both docs sets in each answer
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(argv, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True)
 
@@ -325,13 +328,66 @@ def run(replicas: int, clients: int, seconds: float) -> dict[str, Any]:
         }
 
 
+def status_mb(pid: int, key: str) -> float:
+    """A /proc status figure (VmRSS: now; VmHWM: the peak) in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def memory(manifests: list[Path]) -> list[dict[str, Any]]:
+    """What one replica costs: for each manifest alone, the resident memory once /ready
+    answers and the page text is indexed, and after 3 s of searches by 4 clients (its
+    peak too)."""
+    rows = []
+    for manifest in manifests:
+        workdir = Path(tempfile.mkdtemp(prefix="pinax-memory-"))
+        replica = Replica(manifest, workdir)
+        replica.start()
+        try:
+            state = replica.wait_ready(timeout=600)
+            while state.get("content_pending"):
+                time.sleep(0.5)
+                state = replica.ready()
+            assert replica.process is not None
+            pid = replica.process.pid
+            ready_mb = status_mb(pid, "VmRSS")
+            searched = finish_load(start_load(f"{replica.base}/mcp", 4, 3.0, docs=""))
+            if searched["errors"] or not searched["calls"]:
+                raise RuntimeError(f"searches failed: {searched}")
+            rows.append(
+                {
+                    "manifest": manifest.name,
+                    "pages": state["pages"],
+                    "ready_mb": round(ready_mb),
+                    "after_calls_mb": round(status_mb(pid, "VmRSS")),
+                    "peak_mb": round(status_mb(pid, "VmHWM")),
+                }
+            )
+        finally:
+            replica.stop()
+            shutil.rmtree(workdir, ignore_errors=True)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--replicas", type=int, default=3)
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--json", action="store_true", help="one JSON object, nothing else")
+    parser.add_argument(
+        "--memory",
+        type=Path,
+        nargs="+",
+        help="instead: what one replica costs in memory with each of these manifests",
+    )
     args = parser.parse_args()
+    if args.memory:
+        for row in memory(args.memory):
+            print(json.dumps(row) if args.json else "  ".join(f"{k} {v}" for k, v in row.items()))
+        return
     if shutil.which("haproxy") is None:
         sys.exit("haproxy is not installed (apt-get install haproxy)")
     report = run(args.replicas, args.clients, args.seconds)

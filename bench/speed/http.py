@@ -12,8 +12,12 @@
 - Pinax as `pinax serve --http` runs it (stateless, JSON answers), and with `--sessions`;
 - today's main, installed beside it (`--main`, a worktree of main: its code on PYTHONPATH).
 
-With `--asgi`, Pinax also runs under each ASGI server. Bars: Pinax >= 0.8x the floor's
-fastest configuration, >= 1.5x main; p99 and errors printed.
+With `--asgi`, Pinax also runs under each ASGI server. Every server is started first, then
+each is measured `--turns` times in turns, so the load other processes put on shared cores
+falls on all alike; each row gives the median turn's calls per CPU second of the server (what
+one core answers: the bars are on it) and req/s (whatever CPU was left; lowest-highest), p50
+and p99 over all turns, and errors. Bars: Pinax >= 0.8x the floor's fastest configuration,
+>= 1.5x main; exit status 1 if one fails.
 
 The load generator is here too (`python -m bench.speed.http load URL ...`, one JSON line of
 results), light by design: it shares the cores with the servers. Each client is one
@@ -575,8 +579,9 @@ def load_command(args: argparse.Namespace) -> None:
         "p50_ms": percentile(ms, 0.5),
         "p99_ms": percentile(ms, 0.99),
         "errors": tally.errors,
-        "marks": seen,
     }
+    if marks:
+        report["marks"] = seen
     print(json.dumps(report), flush=True)
 
 

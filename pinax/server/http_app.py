@@ -350,6 +350,7 @@ async def serve(app: ASGIApp, sock: socket.socket, log_level: str) -> None:
         timeout_graceful_shutdown=3,
         timeout_keep_alive=KEEP_ALIVE,
         http=guarded_protocol(),
+        proxy_headers=False,  # forwarded.py reads them, from --forwarded-allow-ips only
         lifespan="on",
     )
     await uvicorn.Server(config).serve(sockets=[sock])

@@ -47,21 +47,15 @@ CALL_TIMEOUT = 30.0  # seconds: a call not answered by then counts as an error
 
 @dataclass
 class Tally:
-    """What the clients saw: each call's latency (s), errors by kind, and answer bodies a
-    `check` wanted kept."""
+    """What the clients saw: each call's latency (s) and errors by kind."""
 
     latencies: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
-    kept: list[bytes] = field(default_factory=list)
     all_calls: int = 0  # warm-up included
     cpu: float = 0.0  # the server's CPU seconds meanwhile, when measured
 
     def error(self, kind: str) -> None:
         self.errors[kind] = self.errors.get(kind, 0) + 1
-
-    @property
-    def failed(self) -> int:
-        return sum(self.errors.values())
 
 
 class HttpError(Exception):
@@ -123,9 +117,6 @@ class Client:
     writer: asyncio.StreamWriter | None = None
     number: int = 0
 
-    async def connect(self) -> None:
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
@@ -152,7 +143,7 @@ class Client:
         data = request(f"{self.host}:{self.port}", self.path, message, headers)
         for attempt in (0, 1):
             if self.writer is None:
-                await self.connect()
+                self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
             assert self.reader is not None and self.writer is not None
             try:
                 self.writer.write(data)
@@ -214,10 +205,10 @@ async def run_clients(
     arguments: Callable[[int], dict[str, Any]],
     seconds: float,
     warmup: float = 1.0,
-    keep: Callable[[bytes], bool] | None = None,
+    observe: Callable[[bytes], None] | None = None,
 ) -> tuple[Tally, float]:
     """Each client calls in a closed loop for `warmup` then `seconds` (only the latter
-    counted). The tally and the measured span (s)."""
+    counted, and shown to `observe`). The tally and the measured span (s)."""
     tally = Tally()
     loop = asyncio.get_running_loop()
     start = loop.time() + warmup
@@ -249,8 +240,8 @@ async def run_clients(
             tally.all_calls += 1
             if now >= start:
                 tally.latencies.append(time.perf_counter() - began)
-                if keep is not None and keep(body):
-                    tally.kept.append(body)
+                if observe is not None:
+                    observe(body)
         client.close()
 
     await asyncio.gather(*(one(c, i) for i, c in enumerate(clients)))
@@ -262,15 +253,6 @@ def percentile(values: list[float], share: float) -> float:
         return float("nan")
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
-
-def summary(label: str, tally: Tally, seconds: float) -> str:
-    ms = [v * 1000 for v in tally.latencies]
-    errors = ", ".join(f"{k}: {v}" for k, v in sorted(tally.errors.items())) or "0"
-    return (
-        f"{label:<44} {len(ms) / seconds:7.0f} req/s  p50 {percentile(ms, 0.5):6.1f} ms  "
-        f"p99 {percentile(ms, 0.99):6.1f} ms  errors {errors}"
-    )
 
 
 # ---- the servers measured ---------------------------------------------------------------
@@ -417,31 +399,24 @@ def search_arguments(texts: list[str], docs: str = "drf") -> Callable[[int], dic
     return lambda i: {"docs": docs, "query": texts[i % len(texts)], "limit": 5}
 
 
-def measure(
-    host: str, port: int, era: str, clients: int, seconds: float, token: str | None = None
-) -> tuple[Tally, float]:
-    """Closed-loop search_pages calls from `clients` connections; the tally and the span."""
-    texts = queries()
-    pool = [Client(host, port, era, token=token) for _ in range(clients)]
-    runner = _runner()
-    return runner(run_clients(pool, search_arguments(texts), seconds))
+def measure(pid: int, port: int, era: str, clients: int, seconds: float) -> Tally:
+    """Closed-loop search_pages calls from `clients` connections to the server `pid` on
+    `port`; its CPU seconds over the whole run (warm-up included, as `all_calls` is)."""
+    pool = [Client("127.0.0.1", port, era) for _ in range(clients)]
+    before = cpu_seconds(pid)
+    tally, _ = _runner()(run_clients(pool, search_arguments(queries()), seconds))
+    tally.cpu = cpu_seconds(pid) - before
+    return tally
 
 
 def _runner() -> Callable[[Any], Any]:
+    """uvloop's run where it is installed (a lighter load generator), else asyncio's."""
     try:
         import uvloop
 
         return uvloop.run  # type: ignore[no-any-return]
     except ImportError:
         return asyncio.run
-
-
-def measure_cpu(pid: int, port: int, era: str, clients: int, seconds: float) -> tuple[Tally, float]:
-    """`measure`, and the server's CPU seconds over the whole of it (warm-up included; the
-    calls of the warm-up are counted in `Tally.warm_calls`)."""
-    before = cpu_seconds(pid)
-    tally, _ = measure("127.0.0.1", port, era, clients, seconds)
-    return tally, cpu_seconds(pid) - before
 
 
 def rounds(
@@ -462,8 +437,7 @@ def rounds(
             for target in order:
                 if target.label in running:
                     pid = running[target.label].pid
-                    tally, cpu = measure_cpu(pid, target.port, era, clients, seconds)
-                    tally.cpu = cpu
+                    tally = measure(pid, target.port, era, clients, seconds)
                     results[target.label].append((len(tally.latencies) / seconds, tally))
     finally:
         for process in running.values():
@@ -505,13 +479,12 @@ def targets(main: Path | None, asgi: bool) -> tuple[list[Target], list[Target], 
         bench_server("floor stateless+JSON httptools+uvloop", "floor", "httptools", False, True),
         bench_server("floor stateless+JSON granian", "floor", "granian", False, True),
     ]
-    pinax = [cli_server("pinax serve --http (this branch)", ROOT)]
-    pinax.append(cli_server("pinax serve --http --sessions", ROOT, sessions=True))
-    if asgi:
-        pinax += [
-            bench_server(f"pinax stateless+JSON {name}", "pinax", name, False, True)
-            for name in ASGI_SERVERS
-        ]
+    pinax = [
+        cli_server("pinax serve --http (this branch)", ROOT),
+        cli_server("pinax serve --http --sessions", ROOT, sessions=True),
+    ]
+    for name in ASGI_SERVERS if asgi else ():
+        pinax.append(bench_server(f"pinax stateless+JSON {name}", "pinax", name, False, True))
     mains = [cli_server("main: pinax serve --http", main)] if main else []
     return floors, pinax, mains
 
@@ -562,15 +535,14 @@ def load_command(args: argparse.Namespace) -> None:
     ]
     seen: dict[str, int] = {}
 
-    def keep(body: bytes) -> bool:
+    def observe(body: bytes) -> None:
         found = "+".join(m.decode() for m in marks if m in body) or "-"
         seen[found] = seen.get(found, 0) + 1
         if marks and found == "-" and seen[found] <= 3:  # what an unmarked answer said
             print(body[:600].decode(errors="replace"), file=sys.stderr)
-        return False
 
     tally, span = _runner()(
-        run_clients(pool, search_arguments(texts, args.docs), args.seconds, args.warmup, keep)
+        run_clients(pool, search_arguments(texts, args.docs), args.seconds, args.warmup, observe)
     )
     ms = [v * 1000 for v in tally.latencies]
     report = {
@@ -599,8 +571,8 @@ def main() -> None:
     serve_args = sub.add_parser("serve", help="run one measured server (internal)")
     serve_args.add_argument("kind", choices=["floor", "pinax"])
     serve_args.add_argument("asgi", choices=ASGI_SERVERS)
-    serve_args.add_argument("--sessions", action="store_true")
-    serve_args.add_argument("--json", action="store_true")
+    for flag in ("--sessions", "--json"):
+        serve_args.add_argument(flag, action="store_true")
     serve_args.add_argument("--port", type=int, required=True)
     load_args = sub.add_parser("load", help="drive a running server, print JSON")
     load_args.add_argument("url")
@@ -614,16 +586,11 @@ def main() -> None:
     load_args.add_argument("--docs", default="drf", help='the docs set searched ("": all)')
     args = parser.parse_args()
     if args.command == "serve":
-        app = (
-            floor_app(args.sessions, args.json)
-            if args.kind == "floor"
-            else pinax_app(args.sessions)
-        )
-        serve(app, args.port, args.asgi)
-        return
+        floor = args.kind == "floor"
+        app = floor_app(args.sessions, args.json) if floor else pinax_app(args.sessions)
+        return serve(app, args.port, args.asgi)
     if args.command == "load":
-        load_command(args)
-        return
+        return load_command(args)
     eras = {"legacy": [LEGACY], "modern": [MODERN], "both": [LEGACY, MODERN]}[args.era]
     sys.exit(compare(args.clients, args.seconds, eras, args.main, args.asgi, args.turns))
 

@@ -34,6 +34,13 @@ from pinax.cli.common import (
 from pinax.errors import PinaxError
 
 
+def port_in_range(value: int) -> int:
+    """A TCP port, 0..65535: the socket layer would wrap 99999 around to 34463."""
+    if not 0 <= value <= 65535:
+        raise typer.BadParameter(f"a port is 0..65535 (0 picks a free one), got {value}")
+    return value
+
+
 def serve(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
@@ -53,7 +60,12 @@ def serve(
     host: Annotated[
         str, typer.Option("--host", help="HTTP address; beyond loopback a token is required.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 8765,
+    port: Annotated[
+        int,
+        typer.Option(
+            "--port", help="HTTP port, 0..65535 (0 picks a free one).", callback=port_in_range
+        ),
+    ] = 8765,
     token: Annotated[
         str | None,
         typer.Option(

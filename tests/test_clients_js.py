@@ -18,11 +18,20 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.conftest import shared_path
 from tests.http_site import Reply, Site
-from tests.serving import ROOT, Served, child_env, pinax_command, served_http, server_env
+from tests.serving import (
+    MCP_HEADERS,
+    ROOT,
+    Served,
+    child_env,
+    pinax_command,
+    served_http,
+    server_env,
+)
 
 JS = ROOT / "tests" / "js"
 MODULES = JS / "node_modules"
@@ -235,6 +244,27 @@ def test_inspector_over_http(docs: tuple[Site, list[str]], tokened: Served, tmp_
         [tokened.url, "--stored-auth-only"], "--method", "tools/list", home=tmp_path
     )
     assert status != 0 and body["error"]["code"] == "auth_required", body
+    # ... and shows what the 401 said: a bearer token in the headers, no OAuth (issue 38).
+    assert "Authorization: Bearer <token>" in body["error"]["message"], body
+    assert "no OAuth" in body["error"]["message"], body
+
+
+def test_a_401_advertises_no_oauth(tokened: Served) -> None:
+    """Issue 38 item 4: nothing in a 401 starts OAuth discovery (the MCP authorization spec's
+    `resource_metadata`), no well-known metadata is served, and the body says what to send."""
+    refused = httpx.post(tokened.url, json={}, headers=MCP_HEADERS)
+    assert refused.status_code == 401
+    assert "resource_metadata" not in refused.headers.get("www-authenticate", "")
+    message = refused.json()["message"]
+    assert "'Authorization: Bearer <token>'" in message and "no OAuth" in message, message
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+    ):
+        answer = httpx.get(tokened.base + path)
+        assert answer.status_code in (401, 404), (path, answer.status_code)
+        assert "authorization_servers" not in answer.text and "issuer" not in answer.text
 
 
 # The TypeScript SDK client ---------------------------------------------------------------

@@ -86,6 +86,9 @@ class Tools:
         # Docs the operator asked for that could not be loaded ({"source", "reason"}): the
         # server runs with the rest, and list_docs says what is missing.
         self.unavailable = [dict(item) for item in unavailable]
+        # A live reload that failed since these docs loaded ({"since", "error", "source"}):
+        # list_docs marks the sets it concerns as stale, so the model knows (reload.py).
+        self.stale: dict[str, Any] | None = None
 
     @property
     def reader(self) -> PageReader | None:
@@ -159,6 +162,8 @@ class Tools:
 
     def list_docs(self) -> dict[str, Any]:
         answer: dict[str, Any] = {"docs": self.library.describe()}
+        if self.stale is not None:
+            _mark_stale(answer["docs"], self.library.all(), self.stale)
         if self.unavailable:
             answer["unavailable"] = [dict(item) for item in self.unavailable]
         return answer
@@ -484,3 +489,26 @@ def _section(value: Any) -> str:
             f"section must be a URL path starting with '/', e.g. '/api' (got {text!r})"
         )
     return text
+
+
+def _mark_stale(described: list[dict[str, Any]], loaded: Any, stale: dict[str, Any]) -> None:
+    """`stale: {since, error}` on the sets a failed reload concerns: the one whose file
+    failed, or every set when the failure names none of them (a new file, a folder)."""
+    failed = _resolved(stale.get("source"))
+    sources = [_resolved(getattr(docs, "source", None)) for docs in loaded]
+    concerned = [failed is not None and failed == source for source in sources]
+    if not any(concerned):
+        concerned = [True] * len(sources)
+    note = {"since": stale["since"], "error": stale["error"]}
+    for entry, mark in zip(described, concerned, strict=False):
+        if mark:
+            entry["stale"] = dict(note)
+
+
+def _resolved(source: Any) -> str | None:
+    if not isinstance(source, str) or "://" in source:
+        return source if isinstance(source, str) else None
+    try:
+        return str(Path(source).resolve())
+    except (OSError, RuntimeError, ValueError):
+        return source

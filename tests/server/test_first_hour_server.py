@@ -5,10 +5,14 @@ matter), against the shipped manifests."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from mcp import Client
 
+from pinax.server.app import create_server
+from pinax.server.reload import LiveTools
+from pinax.tools import Tools
 from tests.serving import ROOT, stdio_params
 
 pytestmark = pytest.mark.anyio
@@ -32,3 +36,36 @@ async def test_an_unknown_tool_is_a_not_found_error(tmp_path) -> None:
         assert "search_pages" in error["message"]
         long = error_of(await client.call_tool("x" * 5000, {}))
         assert long["code"] == "not_found" and len(long["message"]) < 400, long
+
+
+# Item 5: a failed live reload is visible to the model: list_docs marks the stale set --------
+
+
+async def test_a_failed_reload_marks_the_set_stale_in_list_docs(tmp_path) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    for name in ("stripe", "textual"):
+        shutil.copy(ROOT / "manifests" / f"{name}.json", folder / f"{name}.json")
+    live = LiveTools(
+        lambda: Tools.open(sorted(folder.glob("*.json")), cache_dir=tmp_path / "c"),
+        [folder],
+        interval=3600,
+    )
+    async with Client(create_server(live, warm=False)) as client:
+        docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
+        assert [d.get("stale") for d in docs] == [None, None]
+
+        (folder / "stripe.json").write_text('{"pinax_manifest": 1, "name": "stripe", "pages": [}')
+        assert await live.check() is False  # kept the loaded docs
+        result = await client.call_tool("list_docs", {})
+        docs = {d["name"]: d for d in result.structured_content["docs"]}
+        assert set(docs) == {"stripe", "textual"}
+        stale = docs["stripe"]["stale"]
+        assert "stripe.json" in stale["error"] and stale["since"].endswith("Z"), stale
+        assert "stale" not in docs["textual"]
+        assert "stale" in result.content[0].text  # the text a model reads says it too
+
+        shutil.copy(ROOT / "manifests" / "stripe.json", folder / "stripe.json")
+        assert await live.check() is True
+        docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
+        assert [d.get("stale") for d in docs] == [None, None]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
+from urllib.parse import urlsplit
 
 import numpy as np
 from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
@@ -681,6 +682,8 @@ def _described(docs: Docs) -> dict[str, Any]:
         "url": docs.url,
         "pages": len(docs.pages),
     }
+    if others := _other_hosts(docs.url, docs.site_roots):
+        entry["hosts"] = others
     if docs.content is not None:
         entry["content"] = {"state": "ready", "pages": docs.content.pages}
         if docs.content_note:
@@ -690,3 +693,11 @@ def _described(docs: Docs) -> dict[str, Any]:
     elif docs.content_path is not None:
         entry["content"] = {"state": "indexing"}
     return entry
+
+
+def _other_hosts(site: str, roots: Iterable[str]) -> list[str]:
+    """The hosts of pages that are not the site's own (nor its www. twin): get_page reads
+    any page on them, so list_docs shows them."""
+    own = (urlsplit(site).hostname or "").removeprefix("www.")
+    hosts = {urlsplit(root).hostname or "" for root in roots}
+    return sorted(h for h in hosts if h and h.removeprefix("www.") != own)

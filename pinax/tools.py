@@ -484,11 +484,12 @@ def _section(value: Any) -> str:
             return urlsplit(text).path or "/"
         except ValueError as exc:  # e.g. "https://[::1": an unclosed IPv6 address
             raise InvalidArgs(f"section is not a valid URL ({exc}): {text[:200]!r}") from None
-    if not text.startswith("/"):
+    if "://" in text:
         raise InvalidArgs(
-            f"section must be a URL path starting with '/', e.g. '/api' (got {text!r})"
+            f"section must be a URL path, e.g. '/api', or an http(s) URL (got {text[:80]!r})"
         )
-    return text
+    # Models send `patterns` for `/patterns`: the same path, the slash implied.
+    return text if text.startswith("/") else "/" + text
 
 
 def _mark_stale(described: list[dict[str, Any]], loaded: Any, stale: dict[str, Any]) -> None:

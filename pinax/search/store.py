@@ -31,7 +31,7 @@ log = logging.getLogger("pinax.store")
 
 MAGIC = b"PINAXIDX"
 TRAILER = b"PINAXEND"
-FORMAT = 1
+FORMAT = 2  # 2: top_sections count the root entry whole, and pages outside it apart
 ALIGN = 64
 _LENGTH = struct.Struct("<Q")
 

@@ -287,6 +287,7 @@ def resolve_sources(
         if path.is_dir() and not files:
             warn(f"--docs {arg}: the folder holds no manifests (*.json files)")
         found.paths.extend(files)
+    found.paths = manifest_files(found.paths)  # one file named twice loads once
     return found
 
 

@@ -255,7 +255,8 @@ class Tools:
         if not total:
             folders = {f for entry in selected for f in entry.folders}
             where = f" in {name}" if name else ""
-            raise NotFound(f"no section {prefix!r}{where}{did_you_mean(prefix, folders)}")
+            shown = prefix if len(prefix) <= 80 else prefix[:80] + "..."
+            raise NotFound(f"no section {shown!r}{where}{did_you_mean(prefix[:200], folders)}")
         window = []  # only the pages shown are made (a section may hold a million)
         skip = start
         for entry, pages in listed:
@@ -415,7 +416,8 @@ def _bounded_int(value: Any, name: str, low: int, high: int, default: int) -> in
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
     if isinstance(number, bool) or not isinstance(number, int):
-        raise InvalidArgs(f"{name} must be an integer in digits 0-9, got {_kind(value)}")
+        got = repr(value[:80]) if isinstance(value, str) else _kind(value)
+        raise InvalidArgs(f"{name} must be an integer, written in digits such as 10 (got {got})")
     if not low <= number <= high:
         digits = int(abs(number).bit_length() * 0.30103) + 1
         shown = number if abs(number) < 10**18 else f"a number of about {digits:,} digits"

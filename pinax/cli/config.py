@@ -111,6 +111,7 @@ def config(
     client: Annotated[
         ClientKind,
         typer.Argument(
+            metavar="CLIENT",
             help="claude-desktop, claude-code, cursor, vscode, or a generic stdio or http form.",
             show_default=False,
         ),

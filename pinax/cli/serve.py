@@ -189,9 +189,15 @@ def serve_http(server: Any, settings: Any, log_level: str) -> None:
     from pinax.server import serve_http as run
 
     try:
-        run(server, settings, log_level, lambda line: typer.echo(f"pinax: {line}", err=True))
+        run(server, settings, log_level, say)
     except OSError as exc:
         fail(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
+
+
+def say(text: str) -> None:
+    """A start-up message on stderr, each of its lines marked as Pinax's."""
+    for line in text.splitlines():
+        typer.echo(f"pinax: {line}", err=True)
 
 
 def start_line(tools: Any) -> str:

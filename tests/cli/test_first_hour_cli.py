@@ -181,3 +181,61 @@ def test_every_start_up_line_is_marked_as_pinax(tmp_path: Path) -> None:
         lines = [line for line in served.log if line.strip()]
     assert any("accepted Host headers" in line for line in lines), lines
     assert all(line.startswith("pinax: ") for line in lines), lines
+
+
+# Item 12: pinax config prints only configurations that can work -----------------------------
+
+
+@pytest.mark.parametrize("client", ["claude-desktop", "claude-code", "cursor", "vscode", "stdio"])
+def test_config_without_docs_is_refused(client: str) -> None:
+    result = invoke("config", client)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "give --docs" in result.stderr
+
+
+def test_config_with_docs_that_do_not_exist_is_refused() -> None:
+    result = invoke("config", "stdio", "--docs", "/no/such/manifests")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "--docs /no/such/manifests: no such file or folder" in result.stderr
+
+
+def test_config_for_a_running_server_needs_no_docs() -> None:
+    assert invoke("config", "http").exit_code == 0
+    assert invoke("config", "cursor", "--http-url", "http://127.0.0.1:9/mcp").exit_code == 0
+
+
+SECRET_TOKEN = "s3cret-token-0123456789abcdef-xyz"
+URL = "http://127.0.0.1:9000/mcp"
+
+
+def remote_config(client: str) -> tuple[str, str]:
+    result = invoke("config", client, "--http-url", URL)
+    assert result.exit_code == 0, result.output
+    assert SECRET_TOKEN not in result.stdout and SECRET_TOKEN not in result.stderr
+    return result.stdout, result.stderr
+
+
+def test_config_forms_carry_the_token_by_reference(monkeypatch: pytest.MonkeyPatch) -> None:
+    import shlex
+
+    monkeypatch.setenv("PINAX_TOKEN", SECRET_TOKEN)
+    cursor = json.loads(remote_config("cursor")[0])["mcpServers"]["pinax"]
+    assert cursor == {"url": URL, "headers": {"Authorization": "Bearer ${env:PINAX_TOKEN}"}}
+    http = json.loads(remote_config("http")[0])["mcpServers"]["pinax"]
+    assert http["headers"] == {"Authorization": "Bearer ${PINAX_TOKEN}"}
+    vscode = json.loads(remote_config("vscode")[0])
+    assert vscode["servers"]["pinax"]["headers"] == {"Authorization": "Bearer ${input:pinax-token}"}
+    assert vscode["inputs"][0]["id"] == "pinax-token" and vscode["inputs"][0]["password"]
+    desktop, note = remote_config("claude-desktop")
+    entry = json.loads(desktop)["mcpServers"]["pinax"]
+    assert entry["args"][-2:] == ["--header", "Authorization:${PINAX_AUTH}"]
+    assert entry["env"]["PINAX_AUTH"].startswith("Bearer <") and "replace" in note
+    line, _ = remote_config("claude-code")
+    assert shlex.split(line)[-2:] == ["--header", "Authorization: Bearer $PINAX_TOKEN"]
+
+
+def test_config_forms_without_a_token_send_no_header(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PINAX_TOKEN", raising=False)
+    for client in ("cursor", "http", "vscode", "claude-desktop", "claude-code"):
+        out = remote_config(client)[0]
+        assert "Authorization" not in out, (client, out)

@@ -360,10 +360,18 @@ def closest_name(name: str, names: Iterable[str]) -> str | None:
 def index_state(manifest: Path, index_dir: Path) -> str:
     """Whether `Library.load(..., index_dir)` would map this manifest's index as it is
     ("fresh"), re-index a changed manifest ("stale"), or index it the first time ("missing").
-    Looks only: builds nothing."""
+    Looks only: builds nothing. Indexes are keyed by content: a manifest whose file was
+    touched, copied or checked out again, unchanged, has its index still ("fresh"), as
+    loading would find it."""
     indexes = index_cache(Path(index_dir))
     known = indexes.known_hash(manifest)
     if known and indexes.index_path(known).exists():
+        return "fresh"
+    try:
+        raw = manifest_io.read_bytes(manifest)
+    except (OSError, ManifestError):
+        raw = None
+    if raw is not None and indexes.index_for(raw).exists():
         return "fresh"
     return "stale" if indexes.recorded_hash(manifest) else "missing"
 

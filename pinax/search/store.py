@@ -160,6 +160,10 @@ class IndexCache:
     def index_path(self, digest: str) -> Path:
         return self.folder / f"{digest}.pxi"
 
+    def index_for(self, raw: bytes) -> Path:
+        """Where the index of a manifest with these bytes is (whatever its path)."""
+        return self.index_path(content_hash(raw, self.version))
+
     def known_hash(self, manifest: Path) -> str | None:
         """The content hash recorded for this manifest file, if the file is unchanged since
         and the hash was made for this cache's version (index format, embedding model)."""

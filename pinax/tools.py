@@ -203,7 +203,9 @@ class Tools:
         found = self.library.search(text, count, name, detailed, *weights)
         results = []
         for hit in found.hits:
-            if hit.score < minimum:
+            # Scores come rounded to 4 decimals, best first: one of 0 is a page nothing of
+            # the query matched (the fan-out fills a short list with such), not a hit.
+            if hit.score < minimum or hit.score <= 0:
                 break
             row: dict[str, Any] = {
                 "url": hit.url,

@@ -18,6 +18,7 @@ from mcp.types import ResourceListChangedNotification
 
 from tests.conftest import shared_path
 from tests.serving import INITIALIZE, MCP_HEADERS, Served, pinax_command, served_http, server_env
+from tests.work import HANG
 
 TOKEN = "a-test-token-that-is-long-enough"
 
@@ -159,7 +160,7 @@ async def test_reload_notifies_both_eras_over_http(react: Path, tmp_path: Path) 
             async with modern.listen(resources_list_changed=True) as events:
                 django = shared_path("corpora", "manifests", "django.json")
                 (folder / "django.json").write_bytes(django.read_bytes())
-                with anyio.fail_after(10):
+                with anyio.fail_after(HANG):
                     async for _ in events:
                         break
                     await heard_legacy.wait()

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.conftest import shared_path
+from tests.conftest import SHARED
 from tests.http_site import Reply, Site
 from tests.serving import (
     MCP_HEADERS,
@@ -52,10 +52,26 @@ SCENARIOS = (
 SLOW_SECONDS = 1.4  # the slow page: long enough for one progress notification
 
 
+NPM_CI = "(cd tests/js && npm ci)"
+
+
 def unavailable(reason: str) -> None:
     if os.environ.get("PINAX_REQUIRE_NODE") == "1":
         pytest.fail(f"{reason} (PINAX_REQUIRE_NODE=1: the Node clients must be installed)")
-    pytest.skip(f"{reason}; run `npm ci` in tests/js")
+    pytest.skip(f"{reason}: the Node clients are installed by {NPM_CI}")
+
+
+def shared_for_node(*parts: str) -> Path:
+    """Shared data for a Node client test; its skip says the Node clients are needed too
+    (else a developer who sets PINAX_SHARED meets a second skip only then)."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        node = "installed" if MODULES.is_dir() else f"not installed yet: {NPM_CI}"
+        pytest.skip(
+            f"real data not found at {path} (set PINAX_SHARED to the shared folder); "
+            f"these tests also need the Node clients ({node})"
+        )
+    return path
 
 
 def node_version(node: str) -> int:
@@ -84,7 +100,7 @@ def require(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, list[str]]]:
     """react.json plus a manifest of a loopback site, so get_page reads a real page."""
-    react = shared_path("corpora", "manifests", "react.json")
+    react = shared_for_node("corpora", "manifests", "react.json")
     folder = tmp_path_factory.mktemp("docs")
     with Site() as site:
         site.add(

@@ -75,7 +75,7 @@ def test_json_errors_are_json_on_stdout(name: str) -> None:
 
 
 def test_a_failed_page_with_json_keeps_its_code(tmp_path: Path) -> None:
-    """A page the site does not have: fetch_failed or not_found, said in JSON."""
+    """A URL get_page may not read (a local file): the tool's own code, said in JSON."""
     result = invoke(
         "page", "--json", "-d", STRIPE, "--cache-dir", str(tmp_path), "file:///etc/passwd"
     )

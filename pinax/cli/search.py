@@ -20,11 +20,14 @@ from pinax.cli.common import (
     LogLevelOption,
     SiteUrlOption,
     fail,
+    fail_on,
+    json_errors,
     load_tools,
     parse_contents,
     safe,
     safe_json,
     setup_logging,
+    shown,
     warn,
     weights_or_fail,
 )
@@ -65,6 +68,7 @@ def search(
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Search the manifests from the shell, as the search_pages tool does."""
+    json_errors(as_json or query is None)  # a batch answers in JSON lines
     setup_logging(log_level)
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)
     contents = parse_contents(content)
@@ -90,7 +94,7 @@ def search(
     try:
         answer = tools.search_pages(query, **options)
     except PinaxError as exc:
-        fail(exc.message, 1)
+        fail_on(exc)
     if as_json:
         typer.echo(safe_json(answer, indent=2))
         return
@@ -106,7 +110,7 @@ def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> N
         try:
             row: dict[str, Any] = tools.search_pages(text, **options)
         except PinaxError as exc:
-            row = {"query": text, **exc.to_dict()}
+            row = {"query": shown(text), **exc.to_dict()}
         write(safe_json(row) + "\n")
 
 

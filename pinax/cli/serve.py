@@ -35,6 +35,13 @@ from pinax.cli.common import (
 from pinax.errors import PinaxError
 
 
+def port_in_range(value: int) -> int:
+    """A TCP port, 0..65535: the socket layer would wrap 99999 around to 34463."""
+    if not 0 <= value <= 65535:
+        raise typer.BadParameter(f"a port is 0..65535 (0 picks a free one), got {value}")
+    return value
+
+
 def serve(
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
@@ -55,7 +62,12 @@ def serve(
     host: Annotated[
         str, typer.Option("--host", help="HTTP address; beyond loopback a token is required.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 8765,
+    port: Annotated[
+        int,
+        typer.Option(
+            "--port", help="HTTP port, 0..65535 (0 picks a free one).", callback=port_in_range
+        ),
+    ] = 8765,
     token: Annotated[
         str | None,
         typer.Option(
@@ -207,9 +219,15 @@ def serve_http(server: Any, settings: Any, log_level: str) -> None:
     from pinax.server import serve_http as run
 
     try:
-        run(server, settings, log_level, lambda line: typer.echo(f"pinax: {line}", err=True))
+        run(server, settings, log_level, say)
     except OSError as exc:
         fail(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
+
+
+def say(text: str) -> None:
+    """A start-up message on stderr, each of its lines marked as Pinax's."""
+    for line in text.splitlines():
+        typer.echo(f"pinax: {line}", err=True)
 
 
 def start_line(tools: Any) -> str:

@@ -309,7 +309,7 @@ def test_pinax_build_of_a_folder(tmp_path: Path) -> None:
     manifest = json.loads(out.read_text())
     page = manifest["pages"][0]
     assert page["url"] == "https://x.org/intro.html" and page["title"] == "Intro"
-    assert page["outline"] == [{"level": 2, "title": "Section"}]
+    assert page["outline"] == [{"level": 2, "title": "Section", "anchor": "section"}]
 
 
 @pytest.mark.anyio

@@ -2,16 +2,17 @@
 the pages of an llms-full.txt), for `--outline`.
 
 Why separate from get_page's Markdown reading: the build only needs the ATX headings outside
-code fences, in one linear pass. Anchors: only a heading's explicit `{#id}` (kramdown, MkDocs
-attr_list, Docusaurus, Hugo), since how a site turns other headings into ids is its renderer's
-business, unknown from the Markdown alone.
+code fences, in one linear pass. Anchors: a heading's explicit `{#id}` (kramdown, MkDocs
+attr_list, Docusaurus, Hugo) first; else, given the `slugger` of the generator that renders
+the Markdown (a docs folder's, see generators/slugs.py), the id it makes; else none, since
+how a site turns headings into ids is its renderer's business.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from pinax.manifest import Heading
 
@@ -26,13 +27,17 @@ _MARKS = re.compile(r"`|\*\*|__|<[^>\n]{0,200}>")
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
-def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
+def markdown_outline(
+    markdown: str, slugger: Callable[[str], str] | None = None
+) -> tuple[str | None, tuple[Heading, ...]]:
     """The first H1's text (None without one) and the h2..h6 below it, in order."""
-    title, cuts = outline_cuts(markdown)
+    title, cuts = outline_cuts(markdown, slugger)
     return title, tuple(cut.heading for cut in cuts if cut.heading is not None)
 
 
-def outline_cuts(markdown: str) -> tuple[str | None, list[Cut]]:
+def outline_cuts(
+    markdown: str, slugger: Callable[[str], str] | None = None
+) -> tuple[str | None, list[Cut]]:
     """The first H1's text, and every heading line as a `Cut`: the title's, the outline's
     entries, and the headings the outline leaves out (where `--content` cuts the text)."""
     from .outlines import outline_entries
@@ -50,6 +55,9 @@ def outline_cuts(markdown: str) -> tuple[str | None, list[Cut]]:
         level, text = found_heading
         text, anchor = _custom_id(text)
         text = " ".join(_plain(text).split())
+        if slugger is not None:
+            made = slugger(text)  # every heading, so repeated texts count as the site counts
+            anchor = anchor or made
         is_title = level == 1 and title is None
         if is_title:
             title = text or None

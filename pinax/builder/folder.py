@@ -101,7 +101,8 @@ class FolderSource:
         )
         self.text_is_rst = self.layout == "sphinx" or (self.root / "conf.py").is_file()
         self.slug_rule = self.site.slug_rule if self.site is not None else "github"
-        self.failed: dict[str, str] = {}  # path -> why it could not be parsed (warned once)
+        self.failed: dict[str, str] = {}  # path -> why it could not be parsed
+        self._told: set[str] = set()  # failed paths already warned about
         self._warned = False
         self.reads = 0  # files read (parsed) since creation: a rebuild reads only changes
         # The .gitignore files seen together (folder, text) -> a number, and the ignore
@@ -235,11 +236,13 @@ class FolderSource:
         if drafts:
             reporter.note(f"{count_pages(drafts)} marked draft: true left out")
         failed = [path for path in known if path in self.failed]
+        unread -= len(failed)
+        failed = [path for path in failed if path not in self._told]  # said once, not per rebuild
+        self._told.update(failed)
         for path in failed[:5]:
             reporter.warn(f"skipped {self.root / path}: {self.failed[path]}")
         if len(failed) > 5:
             reporter.warn(f"skipped {len(failed) - 5} more files that could not be parsed")
-        unread -= len(failed)
         if unread:
             reporter.warn(f"{unread} files could not be read (too big, or not readable)")
         if not pages:

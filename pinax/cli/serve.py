@@ -12,13 +12,17 @@ from pinax.cli.common import (
     CacheDirOption,
     ContentOption,
     ContentWeightOption,
-    DocsOption,
+    DocsFolderOption,
     EmbeddingWeightOption,
+    ExcludeOption,
+    FolderOptions,
     HeaderOption,
     HeadersFileOption,
+    IncludeOption,
     LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
+    OptionalDocsOption,
     SiteUrlOption,
     TtlOption,
     credentials_or_fail,
@@ -30,12 +34,16 @@ from pinax.cli.common import (
     setup_logging,
     warn,
     weights_or_fail,
+    with_docs_folders,
 )
 from pinax.errors import PinaxError
 
 
 def serve(
-    docs: DocsOption,
+    docs: OptionalDocsOption = None,
+    docs_folder: DocsFolderOption = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
@@ -107,13 +115,15 @@ def serve(
     settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
     if http and (problem := settings.problem()):
         fail(problem)
-    if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
+    docs = with_docs_folders(docs, docs_folder)
+    folder_options = FolderOptions(layout, tuple(include or ()), tuple(exclude or ()))
+    if docs and (watch or any(_is_folder(arg) for arg in docs)):
         from pinax.cli.folders import DocsFolders, split_docs
         from pinax.server import LiveTools, settle_after_reload
 
         try:
             others, folder_paths = split_docs(docs)
-            folders = DocsFolders(folder_paths, site_url, layout)
+            folders = DocsFolders(folder_paths, site_url, options=folder_options)
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(
@@ -145,6 +155,7 @@ def serve(
             need_docs=False,
             contents=contents,
             credentials=credentials,
+            folder_options=folder_options,
         )
         weighted(tools, weights)
     from pinax.server import create_server, settle, share_the_gil
@@ -165,6 +176,10 @@ def serve(
         return
     typer.echo(f"pinax: {start_line(getattr(tools, 'tools', tools))}", err=True)
     serve_http(server, settings, log_level)
+
+
+def _is_folder(arg: str) -> bool:
+    return arg.startswith("dir:") or Path(arg).is_dir()
 
 
 def weighted(tools: Any, weights: tuple[float, float, float]) -> Any:

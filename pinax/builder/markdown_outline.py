@@ -24,6 +24,9 @@ MAX_LINE = 2000  # a longer line is no heading worth an outline entry (titles st
 _ANCHOR_TEXT = re.compile(r"[^\s#{}]{1,500}")
 _LINK = re.compile(r"!?\[([^\][]*)\]\([^()]*\)")  # linear: no run rescanned
 _MARKS = re.compile(r"`|\*\*|__|<[^>\n]{0,200}>")
+_EMPHASIS = re.compile(
+    r"(?<![\w*])\*(?=\S)([^*\n]{1,500}?)(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)([^_\n]{1,500}?)(?<=\S)_(?![\w_])"
+)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
@@ -77,6 +80,8 @@ def _plain(text: str) -> str:
         text = _LINK.sub(r"\1", text)
     if "`" in text or "**" in text or "__" in text or "<" in text:
         text = _MARKS.sub("", text)
+    if "*" in text or "_" in text:  # `*em*`, `_em_`; never `snake_case`
+        text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
     if "\\" in text:
         text = _ESCAPE.sub(r"\1", text)
     return text
@@ -118,13 +123,22 @@ def _atx(line: str) -> tuple[int, str] | None:
 
 
 def _custom_id(text: str) -> tuple[str, str | None]:
-    """A heading's text without its trailing `{#id}`, and the id (None without one)."""
+    """A heading's text without its trailing attribute list, and the id it names (None
+    without one): `{#id}`, and attr_list's `{ #id .class key="v" }` or `{ id="id" }`."""
     if not text.endswith("}"):
         return text, None
-    start = text.rfind("{#")
-    anchor = text[start + 2 : -1] if start >= 0 else ""
-    if not _ANCHOR_TEXT.fullmatch(anchor):
+    start = text.rfind("{")
+    inner = text[start + 1 : -1].strip() if start >= 0 else ""
+    if not inner or (not inner.startswith(("#", ".")) and "=" not in inner):
         return text, None
+    anchor: str | None = None
+    for token in inner.split():
+        if token.startswith("#") and anchor is None:
+            anchor = token[1:]
+        elif token.startswith("id=") and anchor is None:
+            anchor = token[3:].strip("\"'")
+    if anchor is not None and not _ANCHOR_TEXT.fullmatch(anchor):
+        anchor = None
     return text[:start].rstrip(), anchor
 
 

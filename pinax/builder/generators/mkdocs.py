@@ -1,7 +1,8 @@
 """MkDocs: `mkdocs.yml` (or `mkdocs.yaml`) at the folder, or the folder above it.
 
 Pages are the Markdown files under `docs_dir` (relative to the config file; default
-`docs`), never the theme's `custom_dir` (Jinja templates and partials) nor `exclude_docs`.
+`docs`), never a theme's templates and partials (`custom_dir`: HTML, not Markdown), a top
+`templates/` folder, nor what `exclude_docs` lists.
 With `use_directory_urls` (the default) `guide/x.md` is served at `guide/x/`, else at
 `guide/x.html`; `index.md` and `README.md` at their folder. Titles: the `nav:` entries'.
 Tags (`!ENV`, `!!python/name:...`) are read as plain values, never resolved or run.
@@ -96,13 +97,11 @@ def detect(folder: Path) -> MkDocsSite | None:
     site.title = text_of(data.get("site_name"))
     site.name = manifest_name(site.title) if site.title else None
     site.site_url = site_base(text_of(data.get("site_url")))
-    excluded: list[str] = []
-    theme = data.get("theme")
-    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
-    if isinstance(custom, str):
-        custom_path = (config.parent / custom).resolve()
-        if inside(custom_path, site.source) and custom_path != site.source:
-            excluded.append(custom_path.relative_to(site.source).as_posix() + "/**")
+    # MkDocs leaves out dot files (scan does) and a top `templates/` folder; a theme's
+    # `custom_dir` inside docs_dir holds templates (never pages: only Markdown is), and its
+    # Markdown is published as MkDocs publishes it (DRF's `theme/src/README.md` is on its
+    # sitemap).
+    excluded: list[str] = ["templates/**"]
     exclude_docs = data.get("exclude_docs")
     if isinstance(exclude_docs, str):
         excluded.extend(

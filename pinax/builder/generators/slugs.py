@@ -61,7 +61,7 @@ RULES: dict[str, tuple[Callable[[str], str], str]] = {
     "mkdocs": (mkdocs, "_"),
     "vitepress": (vitepress, "-"),
     "mdbook": (mdbook, "-"),
-    "sphinx": (sphinx, "-"),
+    "sphinx": (sphinx, "id"),
 }
 
 
@@ -70,11 +70,20 @@ def slugger(rule: str) -> Slugger:
     make, joiner = RULES.get(rule, RULES["github"])
     seen: dict[str, int] = {}
 
+    repeats = 0  # Sphinx numbers every repeated id on a page in one series: id1, id2...
+
     def unique(text: str) -> str:
+        nonlocal repeats
         base = make(text) or "section"
         count = seen.get(base, 0)
         seen[base] = count + 1
-        slug = base if count == 0 else f"{base}{joiner}{count}"
+        if count == 0:
+            slug = base
+        elif joiner == "id":
+            repeats += 1
+            slug = f"id{repeats}"
+        else:
+            slug = f"{base}{joiner}{count}"
         seen.setdefault(slug, 1)
         return slug
 

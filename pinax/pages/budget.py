@@ -274,6 +274,34 @@ def window(
     cursor: str | None = None,
     names: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """`_window`, with each heading's anchor the page's own id where the page gives one
+    (an HTML page's `<h2 id="env">`), not a slug of its text: the anchor a link opens."""
+    result = _window(page, max_tokens, section, cursor, names)
+    ids = page.get(HEADING_IDS)
+    if not isinstance(ids, list) or not any(isinstance(i, str) for i in ids):
+        return result
+    doc = document(page["markdown"], page["content_hash"])
+    if len(ids) != len(doc.headings):
+        return result
+    own = {h.anchor: i for h, i in zip(doc.headings, ids, strict=True) if isinstance(i, str) and i}
+    shown = result.get("section")
+    if isinstance(shown, dict) and "heading" in shown and shown.get("anchor") in own:
+        result["section"] = {**shown, "anchor": own[shown["anchor"]]}
+    if isinstance(result.get("outline"), list):
+        result["outline"] = [
+            {**entry, "anchor": own[entry["anchor"]]} if entry.get("anchor") in own else entry
+            for entry in result["outline"]
+        ]
+    return result
+
+
+def _window(
+    page: dict[str, Any],
+    max_tokens: int,
+    section: str | None = None,
+    cursor: str | None = None,
+    names: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The part of `page` to return: all of it, one section, or a slice, within `max_tokens`.
 
     A cursor wins over a section (it already says where to go on). A section is looked for

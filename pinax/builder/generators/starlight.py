@@ -1,6 +1,7 @@
 """Astro Starlight: `src/content/docs/` beside an `astro.config.*` that uses Starlight.
 
-Pages are `.md`/`.mdx`/`.mdoc` files under `src/content/docs/`; `guide/Intro.md` is served
+Pages are `.md`/`.mdx`/`.mdoc` files under `src/content/docs/` (its top `404` page is the
+site's not-found page, not one of its pages); `guide/Intro.md` is served
 at `guide/intro/` (lower-cased slug, trailing slash), `index.md` at its folder; front
 matter `slug` replaces the path. Read as literals: `site` and Starlight's `title`.
 """
@@ -55,7 +56,11 @@ def _site(place: Path, config: Path, docs: Path) -> StarlightSite:
     module = read_module(text)
     data = module.export if isinstance(module.export, dict) else {}
     site = StarlightSite(
-        "starlight", config, docs.resolve(), suffixes=frozenset({".md", ".mdx", ".mdoc"})
+        "starlight",
+        config,
+        docs.resolve(),
+        suffixes=frozenset({".md", ".mdx", ".mdoc"}),
+        excluded=("404.*",),  # the not-found page: served for missing URLs, not a page
     )
     options = _starlight_options(data)
     if not options:

@@ -105,7 +105,8 @@ def _sidebar_titles(sidebar: Any, source: Path) -> Iterator[tuple[str, str]]:
             stack.extend(reversed(item))
         elif isinstance(item, dict):
             text, link = text_of(item.get("text")), text_of(item.get("link"))
-            if text and link and not link.startswith(("http:", "https:", "//")):
+            internal = link and not link.startswith(("http:", "https:", "//"))
+            if text and internal and "#" not in link:  # `/x#part` names a section, not x
                 path = _link_path(link, item.get("base"), source)
                 if path:
                     yield path, text

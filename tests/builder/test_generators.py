@@ -226,3 +226,18 @@ def test_heading_anchors_are_the_ids_the_generator_rendered(generator: str) -> N
             total += 1
             matched += heading.anchor in ids
     assert total > 100 and matched / total >= 0.98, (matched, total)
+
+
+def test_the_generators_bench_reports_each_folder(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.quality.generators import main
+
+    sitemap = shared_path("corpora", "published", "mcp-python-sdk", "sitemap.xml")
+    mcp = FIXTURES / "mkdocs-mcp-python-sdk"
+    assert (
+        main([str(mcp), str(FIXTURES / "vitepress-vuejs-docs"), f"--sitemap={mcp}={sitemap}"]) == 0
+    )
+    header, *rows = capsys.readouterr().out.strip().split("\n")
+    table = [dict(zip(header.split("\t"), row.split("\t"), strict=True)) for row in rows]
+    assert [row["generator"] for row in table] == ["mkdocs", "vitepress"]
+    assert table[0]["in_sitemap"] == "13/13" and table[0]["sitemap_missing"] == "0"
+    assert table[1]["urls_shaped"] == "11/11" and table[1]["pages"] == "11"

@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import layouts
 from .mkdocs import load_yaml
-from .site import Site, manifest_name, read_text, site_base, text_of
+from .site import Site, manifest_name, read_head, read_text, site_base, text_of
 
 CONFIG_NAMES = (
     "hugo.toml",
@@ -112,7 +112,7 @@ def _headless(source: Path, limit: int = 20_000) -> list[str]:
             break
         if index.name not in ("_index.md", "index.md") or index.parent == source:
             continue
-        meta = _front_matter(read_text(index) or "")
+        meta = _front_matter(read_head(index))
         cascade = meta.get("cascade")
         rules = [meta, *(cascade if isinstance(cascade, list) else [cascade])]
         for rule in rules:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_DEPTH = 64  # deeper literals are UNKNOWN (skipped, not recursed into)
 MAX_TOKENS = 2_000_000
@@ -27,38 +27,71 @@ class _Unknown:
 
 UNKNOWN: Any = _Unknown()
 
-_TOKEN = re.compile(
+_SIMPLE = re.compile(
     r"""(?P<space>\s+)
-    |(?P<comment>//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)
-    |(?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
-    |(?P<template>`(?:[^`\\]|\\.)*`)
     |(?P<number>-?(?:0[xX][0-9a-fA-F_]+|\d[\d_]*(?:\.\d*)?(?:[eE][+-]?\d+)?|\.\d+))
     |(?P<name>[A-Za-z_$][\w$]*)
-    |(?P<punct>\.\.\.|=>|[{}\[\](),:;=?.<>!+\-*/%&|^~@#])
-    |(?P<other>.)""",
-    re.X | re.S,
+    |(?P<punct>\.\.\.|=>|[{}\[\](),:;=?.<>!+\-*/%&|^~@#])""",
+    re.X,
 )
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 _ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.S)
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     kind: str
     text: str
 
 
 def tokens(source: str) -> list[Token]:
-    """The file's tokens, spaces and comments left out (at most `MAX_TOKENS`)."""
+    """The file's tokens, spaces and comments left out (at most `MAX_TOKENS`). By hand
+    where a regex would rescan: an unclosed comment, string or template runs to the end of
+    its line (a template, of the file) once, so no input costs more than one pass."""
     found: list[Token] = []
-    for match in _TOKEN.finditer(source):
-        kind = match.lastgroup or "other"
-        if kind in ("space", "comment"):
-            continue
-        found.append(Token(kind, match.group()))
-        if len(found) >= MAX_TOKENS:
-            break
+    i, n = 0, len(source)
+    while i < n and len(found) < MAX_TOKENS:
+        char = source[i]
+        if source.startswith("//", i):
+            end = source.find("\n", i)
+            i = n if end < 0 else end
+        elif source.startswith("/*", i):
+            end = source.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif char in "\"'`":
+            end, closed = _closing(source, i, char)
+            text = source[i:end]
+            found.append(
+                Token(("template" if char == "`" else "string") if closed else "other", text)
+            )
+            i = end
+        else:
+            match = _SIMPLE.match(source, i)
+            if match is None:
+                found.append(Token("other", char))
+                i += 1
+                continue
+            if match.lastgroup != "space":
+                found.append(Token(match.lastgroup or "other", match.group()))
+            i = match.end()
     return found
+
+
+def _closing(source: str, start: int, quote: str) -> tuple[int, bool]:
+    """Just past the string opened at `start` and True: its closing quote; else (unclosed)
+    the end of the line (of the file, for a template) and False."""
+    i = start + 1
+    n = len(source)
+    while i < n:
+        char = source[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == quote:
+            return i + 1, True
+        if char == "\n" and quote != "`":
+            return i, False
+        i += 1
+    return n, False
 
 
 def _unescape(body: str) -> str:
@@ -321,12 +354,13 @@ def read_module(source: str) -> Module:
     return Module(reader.bindings, export)
 
 
-def _first_config_call(reader: _Reader) -> Any:
-    """The argument of the first `defineConfig(...)`-like call anywhere in the file."""
-    for i, token in enumerate(reader.toks):
-        if token.kind == "name" and token.text in _CONFIG_CALLS:
-            reader.i = i
-            found = reader.value()
-            if isinstance(found, dict):
-                return found
+def _first_config_call(reader: _Reader, tries: int = 8) -> Any:
+    """The argument of the first `defineConfig(...)`-like call anywhere in the file (of the
+    first `tries` such calls: each read may run to the file's end)."""
+    calls = (i for i, t in enumerate(reader.toks) if t.kind == "name" and t.text in _CONFIG_CALLS)
+    for i, _ in zip(calls, range(tries), strict=False):
+        reader.i = i
+        found = reader.value()
+        if isinstance(found, dict):
+            return found
     return UNKNOWN

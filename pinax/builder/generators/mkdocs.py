@@ -30,6 +30,7 @@ from .site import (
 
 CONFIG_NAMES = ("mkdocs.yml", "mkdocs.yaml")
 MAX_NESTING = 100
+MAX_NAV_ITEMS = 100_000
 
 
 class _TolerantLoader(yaml.SafeLoader):
@@ -127,7 +128,9 @@ def _with_inherited(config: Path, data: Any, depth: int = 0) -> Any:
 def _nav_titles(nav: Any) -> Iterator[tuple[str, str]]:
     """(page path, title) of each `- Title: path.md` entry of `nav:`, at any depth."""
     stack: list[tuple[Any, int]] = [(nav, 0)]
-    while stack:
+    budget = MAX_NAV_ITEMS  # YAML aliases can make a small file a huge tree: walked so far
+    while stack and budget:
+        budget -= 1
         item, depth = stack.pop()
         if depth > MAX_NESTING:
             continue

@@ -110,6 +110,18 @@ def read_text(path: Path) -> str | None:
         return None
 
 
+def read_head(path: Path, size: int = 64 * 1024) -> str:
+    """The first `size` bytes of a file as text ('' when it cannot be read): a page's front
+    matter, without reading a big page whole."""
+    from pinax.files import open_regular
+
+    try:
+        with open_regular(path, 1 << 62) as reader:
+            return reader.read(size).decode("utf-8", "replace")
+    except (OSError, SpecialFile):
+        return ""
+
+
 def read_json(path: Path) -> Any:
     text = read_text(path)
     if text is None:

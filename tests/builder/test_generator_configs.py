@@ -1,0 +1,104 @@
+"""Generator configs are untrusted input: read as data only (JS/TS literals, YAML with its
+tags as plain values, TOML, `ast` literals), in one pass, with a warning naming the file and
+what was assumed when a value is computed rather than written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pinax.builder import BuildOptions, FolderSource
+from pinax.builder.generators import detect
+from pinax.builder.generators.jsliteral import UNKNOWN, read_module
+from pinax.builder.generators.mkdocs import load_yaml
+from pinax.builder.generators.sphinx import conf_literals
+from pinax.builder.report import Reporter
+
+
+def test_js_literals_are_read_and_the_rest_is_unknown() -> None:
+    module = read_module(
+        """
+        import { defineConfig } from 'vitepress'
+        // srcDir: 'commented-out'
+        const sidebar = [{ text: 'Intro', link: '/guide/intro' }, ...more]
+        const base = process.env.BASE || '/'
+        export default defineConfig<Theme>({
+          title: `Plain ${'template'}`,
+          description: 'It\\'s "quoted"',
+          srcDir: "./src",   /* a block comment */
+          cleanUrls: true,
+          rewrites: { 'packages/a/index.md': 'a/index.md' } as const,
+          base,
+          themeConfig: { sidebar },
+          head() { return [] },
+          lastUpdated: 0x10,
+        })
+        """
+    )
+    config = module.export
+    assert config["srcDir"] == "./src" and config["cleanUrls"] is True
+    assert config["description"] == 'It\'s "quoted"' and config["lastUpdated"] == 16
+    assert config["title"] is UNKNOWN and config["base"] is UNKNOWN
+    assert config["rewrites"] == {"packages/a/index.md": "a/index.md"}
+    assert config["themeConfig"]["sidebar"] == [{"text": "Intro", "link": "/guide/intro"}]
+    assert "srcDir" in config and "head" not in config
+    exported = read_module("const c = { url: 'https://x.dev', baseUrl: '/d/' }\nmodule.exports = c")
+    assert exported.export == {"url": "https://x.dev", "baseUrl": "/d/"}
+
+
+def test_hostile_js_is_read_in_one_pass() -> None:
+    """Inputs that make a backtracking tokenizer or a recursive reader quadratic or blow
+    the stack: each is read (to UNKNOWN or partial values), not hung on."""
+    n = 50_000
+    hostile = [
+        "export default " + "[" * n + "]" * n,
+        "export default {" + "/*" * n,
+        'export default { a: "' + '"' * n,
+        "export default { a: " + "`" * n,
+        "export default " + "defineConfig(" * n,
+        "export default {" + "a: 'x', " * n + "}",
+        "const a = " + "'\\" * n,
+    ]
+    for source in hostile:
+        read_module(source)
+    assert len(read_module(hostile[5]).export) == 1  # one key, n times
+
+
+def test_yaml_aliases_and_deep_nesting_are_bounded(tmp_path: Path) -> None:
+    laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+    for i in range(1, 12):
+        prev, name = chr(96 + i), chr(97 + i)
+        laughs += f"{name}: &{name} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+    laughs += "nav: [*l, {Home: index.md}]\nsite_name: Laughs\n"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "index.md").write_text("# Home\n")
+    (tmp_path / "mkdocs.yml").write_text(laughs)
+    site = detect(tmp_path)  # 5**11 nav leaves by reference: walked within a budget
+    assert site is not None and site.title == "Laughs"
+    assert load_yaml("[" * 100_000 + "]" * 100_000) is None  # too deep: not a config
+
+
+def test_conf_py_literals_and_what_is_not(tmp_path: Path) -> None:
+    values, unread = conf_literals(
+        "project = 'P'\nversion: str = '1.2'\nrelease = get()\nroot_doc = 'contents'\n"
+    )
+    assert values == {"project": "P", "version": "1.2", "root_doc": "contents"}
+    assert unread == {"release"}
+    assert conf_literals("def (:\n") == (None, set())
+    assert conf_literals("x = " + "(" * 100_000)[0] is None
+
+
+def test_a_config_that_is_not_literal_is_one_warning_naming_it(tmp_path: Path) -> None:
+    (tmp_path / ".vitepress").mkdir()
+    (tmp_path / ".vitepress" / "config.ts").write_text(
+        "import shared from './shared'\nexport default makeIt(shared)\n"
+    )
+    (tmp_path / "index.md").write_text("# Home\n")
+    (tmp_path / "guide.md").write_text("# Guide\n")
+    reporter = Reporter()
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://x.dev/"))
+    manifest = source.build(reporter).manifest
+    source.build(reporter)  # a rebuild says nothing again
+    assert len(reporter.warnings) == 1
+    warning = reporter.warnings[0]
+    assert "config.ts" in warning and "assumed srcDir '.'" in warning
+    assert sorted(p.url for p in manifest.pages) == ["https://x.dev/", "https://x.dev/guide.html"]

@@ -102,3 +102,18 @@ def test_a_config_that_is_not_literal_is_one_warning_naming_it(tmp_path: Path) -
     warning = reporter.warnings[0]
     assert "config.ts" in warning and "assumed srcDir '.'" in warning
     assert sorted(p.url for p in manifest.pages) == ["https://x.dev/", "https://x.dev/guide.html"]
+
+
+def test_mkdocs_prefers_index_to_readme_and_reads_docs_given_below_the_config(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "documentation").mkdir()
+    (tmp_path / "documentation" / "README.md").write_text("# Read me\n")
+    (tmp_path / "documentation" / "index.md").write_text("# Index\n")
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: S\nsite_url: https://s.dev/\n"
+        "docs_dir: documentation\nuse_directory_urls: false\n"
+    )
+    for given in (tmp_path, tmp_path / "documentation"):
+        manifest = FolderSource(given, BuildOptions()).build(Reporter()).manifest
+        assert [(p.url, p.title) for p in manifest.pages] == [("https://s.dev/index.html", "Index")]

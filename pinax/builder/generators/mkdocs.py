@@ -61,6 +61,12 @@ def load_yaml(text: str) -> Any:
 class MkDocsSite(Site):
     directory_urls: bool = True
 
+    def is_page(self, path: str) -> bool:
+        folder, _, name = path.rpartition("/")
+        if name.lower() == "readme.md" and (self.source / folder / "index.md").is_file():
+            return False  # MkDocs serves index.md at the folder, not the README beside it
+        return super().is_page(path)
+
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
         if self.directory_urls:
             return quoted(directory_url(path))

@@ -338,8 +338,9 @@ class FolderSource:
     def _url(self, path: str, site: str, parsed: Parsed) -> str:
         if not self.published_url():
             return (self.root / path).as_uri()
-        if self.site is not None:
-            return urljoin(site, self.site.page_path(path, parsed.meta))
+        if self.site is not None:  # the page's title too: a blog post's URL is made of it
+            meta = {"title": parsed.title, **parsed.meta}
+            return urljoin(site, self.site.page_path(path, meta))
         return urljoin(site, layouts.page_path(path, self.layout, parsed.meta))
 
     def _read(self, path: str) -> Parsed | None:

@@ -105,6 +105,24 @@ def test_mkdocs_urls_are_the_published_sitemap(fixture: str, corpus: str) -> Non
     assert {page.url for page in manifest.pages} == published(corpus)
 
 
+@pytest.mark.parametrize(
+    ("fixture", "corpus", "expected"),
+    [
+        # mkdocs-online.yml (INHERIT mkdocs-common.yml, merged), Material's blog plugin
+        # (posts at blog/YYYY/MM/DD/slug/), the exclude plugin's globs (snippets, _template)
+        ("mkdocs-textual", "textual", 10),
+        ("mkdocs-adk-docs", "google-adk", 6),  # exclude_docs: _includes
+    ],
+)
+def test_mkdocs_excerpts_publish_only_sitemap_urls(
+    fixture: str, corpus: str, expected: int
+) -> None:
+    """An excerpt of the deployed commit: each of its pages at a URL the sitemap lists."""
+    manifest = FolderSource(FIXTURES / fixture, BuildOptions()).build(Reporter()).manifest
+    urls = {page.url for page in manifest.pages}
+    assert len(urls) == expected and urls <= published(corpus)
+
+
 def test_mkdocs_config_tags_are_data_never_run(tmp_path: Path) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "index.md").write_text("# Home\n")

@@ -5,17 +5,21 @@ Pages are the Markdown files under `docs_dir` (relative to the config file; defa
 `templates/` folder, nor what `exclude_docs` lists.
 With `use_directory_urls` (the default) `guide/x.md` is served at `guide/x/`, else at
 `guide/x.html`; `index.md` and `README.md` at their folder. Titles: the `nav:` entries'.
-Tags (`!ENV`, `!!python/name:...`) are read as plain values, never resolved or run.
+With Material's `blog` plugin, a post (`blog/posts/x.md`) is served at
+`blog/YYYY/MM/DD/<slug>/` from its `date` and title. Tags (`!ENV`, `!!python/name:...`) are
+read as plain values, never resolved or run.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from . import slugs
 from .site import (
     Site,
     directory_url,
@@ -60,6 +64,7 @@ def load_yaml(text: str) -> Any:
 
 class MkDocsSite(Site):
     directory_urls: bool = True
+    blog_posts: str | None = None  # Material's blog plugin: its posts' folder (`blog/posts/`)
 
     def is_page(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
@@ -68,6 +73,10 @@ class MkDocsSite(Site):
         return super().is_page(path)
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
+        if self.blog_posts and path.startswith(self.blog_posts):
+            post = _post_url(self.blog_posts, meta)
+            if post is not None:
+                return quoted(post)
         if self.directory_urls:
             return quoted(directory_url(path))
         folder, stem = stem_and_folder(path)
@@ -76,10 +85,17 @@ class MkDocsSite(Site):
 
 
 def find_config(folder: Path) -> Path | None:
+    """`mkdocs.yml` here or one folder up; else a project's `mkdocs-*.yml` (built with
+    `mkdocs build -f`), the one naming a `site_url` first (Textual: `mkdocs-online.yml`)."""
     for place in (folder, folder.parent):
         for name in CONFIG_NAMES:
             if (place / name).is_file():
                 return place / name
+    for place in (folder, folder.parent):
+        variants = sorted(place.glob("mkdocs*.y*ml"))[:20]
+        if variants:
+            online = [v for v in variants if "site_url:" in (read_text(v) or "")]
+            return (online or variants)[0]
     return None
 
 
@@ -116,7 +132,54 @@ def detect(folder: Path) -> MkDocsSite | None:
         )
     site.excluded = tuple(excluded)
     site.nav_titles = dict(_nav_titles(data.get("nav")))
+    plugins = _plugins(data.get("plugins"))
+    site.blog_posts = _blog_posts(plugins.get("blog"))
+    excluded_by_plugin = plugins.get("exclude")  # the mkdocs-exclude plugin's globs
+    if isinstance(excluded_by_plugin, dict) and isinstance(excluded_by_plugin.get("glob"), list):
+        globs = [g for g in excluded_by_plugin["glob"] if isinstance(g, str)]
+        site.excluded = (*site.excluded, *globs)
     return site
+
+
+def _plugins(plugins: Any) -> dict[str, Any]:
+    """`plugins:` as {name: options}, whether written as a list or a mapping."""
+    if isinstance(plugins, dict):
+        return {str(k): v or {} for k, v in plugins.items()}
+    found: dict[str, Any] = {}
+    for entry in plugins if isinstance(plugins, list) else ():
+        if isinstance(entry, str):
+            found[entry] = {}
+        elif isinstance(entry, dict):
+            found.update({str(k): v or {} for k, v in entry.items()})
+    return found
+
+
+def _blog_posts(options: Any) -> str | None:
+    """The posts folder of Material's `blog` plugin, when it is on (`blog_dir`/posts/)."""
+    if isinstance(options, dict):
+        if options.get("enabled") is False:
+            return None
+        blog_dir = options.get("blog_dir", "blog")
+        blog_dir = blog_dir.strip("/") if isinstance(blog_dir, str) else "blog"
+        return f"{blog_dir}/posts/" if blog_dir not in ("", ".") else "posts/"
+    return None
+
+
+_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def _post_url(posts: str, meta: Mapping[str, str]) -> str | None:
+    """A blog post's URL, as the plugin's default `post_url_format` (`{date}/{slug}`)
+    makes it: `blog/2022/12/08/be-the-keymaster/` (slug: front matter `slug`, else the
+    title, by the toc slug rule). None without a date."""
+    date = _DATE.match(str(meta.get("date", "")).strip())
+    if date is None:
+        return None
+    slug = str(meta.get("slug", "")).strip() or slugs.mkdocs(str(meta.get("title", "")))
+    if not slug:
+        return None
+    blog = posts.removesuffix("posts/")
+    return f"{blog}{date.group(1)}/{date.group(2)}/{date.group(3)}/{slug}/"
 
 
 def _with_inherited(config: Path, data: Any, depth: int = 0) -> Any:
@@ -128,7 +191,20 @@ def _with_inherited(config: Path, data: Any, depth: int = 0) -> Any:
     if not parent.is_file() or not inside(parent, config.parent.parent):
         return data
     base = _with_inherited(parent, load_yaml(read_text(parent) or ""), depth + 1)
-    return {**base, **data} if isinstance(base, dict) else data
+    return _merged(base, data) if isinstance(base, dict) else data
+
+
+def _merged(base: dict[Any, Any], child: dict[Any, Any], depth: int = 0) -> dict[Any, Any]:
+    """MkDocs' merge of a child config over its parent: mappings merged key by key, any
+    other value (a list too) replaced."""
+    merged = dict(base)
+    for key, value in child.items():
+        below = merged.get(key)
+        if isinstance(value, dict) and isinstance(below, dict) and depth < MAX_NESTING:
+            merged[key] = _merged(below, value, depth + 1)
+        else:
+            merged[key] = value
+    return merged
 
 
 def _nav_titles(nav: Any) -> Iterator[tuple[str, str]]:

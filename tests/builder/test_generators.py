@@ -153,6 +153,21 @@ def test_sphinx_name_and_title_come_from_conf_py() -> None:
     assert source.build(Reporter()).manifest.name == "requests"
 
 
+def test_sphinx_pages_are_the_documents_of_the_published_inventory() -> None:
+    """torchao 0.17: `source_suffix` maps `.md` to MyST; `_templates/` is no page. Each page
+    is a document (`std:doc`) of the objects.inv published for that version."""
+    import zlib
+
+    inventory = shared_path("corpora", "published", "pytorch", "ao", "stable", "objects.inv")
+    body = zlib.decompress(inventory.read_bytes().split(b"\n", 4)[4]).decode()
+    documents = {line.split()[0] for line in body.splitlines() if " std:doc " in line}
+    source, pages = build("sphinx-torchao", "docs/source", site_url="https://docs.pytorch.org/ao/")
+    assert source.build(Reporter()).manifest.name == "torchao"
+    found = {url.removesuffix(".html") for url in pages}
+    assert len(found) == 7 and found <= documents
+    assert "contributing/benchmarking_api_guide" in found  # a MyST page
+
+
 def test_sphinx_conf_py_is_read_as_literals_only(tmp_path: Path) -> None:
     (tmp_path / "index.rst").write_text("Home\n====\n")
     (tmp_path / "skip.rst").write_text("Skip\n====\n")

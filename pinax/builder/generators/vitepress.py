@@ -3,12 +3,14 @@
 Pages are the Markdown files under `srcDir` (default: the folder holding `.vitepress`),
 never `.vitepress/`, `public/`, `node_modules/`, `srcExclude`, dynamic routes
 (`[id].md`, generated from a paths loader) or other files. `guide/x.md` is served at
-`guide/x.html`, or `guide/x` with `cleanUrls`; `guide/index.md` at `guide/`; a literal
-`rewrites` entry moves a page. Titles: the sidebar's `text` for its `link`.
+`guide/x.html`, or `guide/x` with `cleanUrls`; `guide/index.md` at `guide/`; a `rewrites`
+entry moves a page (`'en/:rest*': ':rest*'` parameters too). Titles: the sidebar's `text`
+for its `link`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ CONFIG_NAMES = ("config.ts", "config.mts", "config.js", "config.mjs", "config.ct
 class VitePressSite(Site):
     clean_urls: bool = False
     rewrites: dict[str, str]
+    patterns: list[tuple[re.Pattern[str], str]]  # `'en/:rest*': ':rest*'` rewrites
 
     def is_page(self, path: str) -> bool:
         name = path.rsplit("/", 1)[-1]
@@ -39,7 +42,7 @@ class VitePressSite(Site):
         return super().is_page(path)
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
-        path = self.rewrites.get(path, path)
+        path = self.rewrites.get(path) or _rewritten(path, self.patterns) or path
         folder, stem = stem_and_folder(path)
         if stem == "index":
             return quoted(f"{folder}/" if folder else "")
@@ -77,9 +80,14 @@ def _site(root: Path, config: Path) -> VitePressSite:
     site.clean_urls = data.get("cleanUrls") is True
     if data.get("cleanUrls") is UNKNOWN:
         site.warn_unread("cleanUrls", "false")
+    site.patterns = []
     rewrites = data.get("rewrites")
     if isinstance(rewrites, dict):
-        site.rewrites = {k: v for k, v in rewrites.items() if isinstance(v, str) and ":" not in k}
+        literal = {k: v for k, v in rewrites.items() if isinstance(v, str)}
+        site.rewrites = {k: v for k, v in literal.items() if ":" not in k}
+        site.patterns = [p for k, v in literal.items() if ":" in k for p in _pattern(k, v)][:50]
+    elif rewrites is UNKNOWN:
+        site.warn_unread("rewrites", "none")
     excludes = data.get("srcExclude")
     site.excluded = ("node_modules", *(e for e in excludes or () if isinstance(e, str)))
     site.title = text_of(data.get("title"))
@@ -92,6 +100,40 @@ def _site(root: Path, config: Path) -> VitePressSite:
     sidebar = theme.get("sidebar") if isinstance(theme, dict) else None
     site.nav_titles = dict(_sidebar_titles(sidebar, site.source))
     return site
+
+
+_PARAM = re.compile(r":([A-Za-z_]\w*)(\*?)")
+
+
+def _pattern(source: str, target: str) -> list[tuple[re.Pattern[str], str]]:
+    """A parameterized rewrite (`':lang/:rest*'`) as a regex and its replacement; [] for a
+    form this reader does not know (groups, optional parts)."""
+    if any(c in source for c in "()[]?+"):
+        return []
+    parts: list[str] = []
+    at = 0
+    for match in _PARAM.finditer(source):
+        parts.append(re.escape(source[at : match.start()]))
+        star = match.group(2) == "*"
+        parts.append(f"(?P<{match.group(1)}>{'.*' if star else '[^/]+'})")
+        at = match.end()
+    parts.append(re.escape(source[at:]))
+    try:
+        regex = re.compile("".join(parts) + r"\Z")
+    except re.error:  # a parameter named twice
+        return []
+    return [(regex, _PARAM.sub(lambda m: "\\g<" + m.group(1) + ">", target))]
+
+
+def _rewritten(path: str, patterns: list[tuple[re.Pattern[str], str]]) -> str | None:
+    for regex, replacement in patterns:
+        match = regex.match(path)
+        if match:
+            try:
+                return match.expand(replacement).lstrip("/") or None
+            except (re.error, IndexError):  # the target names a parameter the source lacks
+                return None
+    return None
 
 
 def _sidebar_titles(sidebar: Any, source: Path) -> Iterator[tuple[str, str]]:

@@ -92,8 +92,9 @@ class FolderSource:
             raise InvalidArgs(f"--layout {layout!r} is not one of {known}")
         # The generator's own config, when the folder has one (`--layout plain`: none).
         self.site = None if layout in ("plain",) else _site_of(self.root, layout)
+        self.prefix = ""  # the read folder's path inside the site's pages folder
         if self.site is not None and self.site.source.is_dir():
-            self.root = self.site.source
+            self.root, self.prefix = self.site.served_from(self.root)
         self.layout = (
             self.site.generator
             if self.site is not None
@@ -157,7 +158,7 @@ class FolderSource:
                     continue  # a linked folder is not followed: it may loop or lead out
                 if not stat.S_ISREG(info.st_mode) or not self._is_source(entry.name):
                     continue
-                if self.site is not None and not self.site.is_page("/".join(path)):
+                if self.site is not None and not self.site.is_page(self.prefix + "/".join(path)):
                     continue
                 if is_link and not _inside(entry.path, real_root):
                     continue
@@ -315,7 +316,7 @@ class FolderSource:
             url = self._url(path, site, parsed)
             title = parsed.title
             if self.site is not None:
-                title = self.site.nav_titles.get(path) or title
+                title = self.site.nav_titles.get(self.prefix + path) or title
             folder = path.rpartition("/")[0]
             page = Page(
                 url=url,
@@ -340,7 +341,7 @@ class FolderSource:
             return (self.root / path).as_uri()
         if self.site is not None:  # the page's title too: a blog post's URL is made of it
             meta = {"title": parsed.title, **parsed.meta}
-            return urljoin(site, self.site.page_path(path, meta))
+            return urljoin(site, self.site.page_path(self.prefix + path, meta))
         return urljoin(site, layouts.page_path(path, self.layout, parsed.meta))
 
     def _read(self, path: str) -> Parsed | None:

@@ -117,3 +117,28 @@ def test_mkdocs_prefers_index_to_readme_and_reads_docs_given_below_the_config(
     for given in (tmp_path, tmp_path / "documentation"):
         manifest = FolderSource(given, BuildOptions()).build(Reporter()).manifest
         assert [(p.url, p.title) for p in manifest.pages] == [("https://s.dev/index.html", "Index")]
+
+
+def test_a_folder_given_inside_or_beside_the_pages_keeps_its_place_in_the_site(
+    tmp_path: Path,
+) -> None:
+    """Hugo's `content/en/docs` given alone: its pages at their URLs in the whole site.
+    Docusaurus' `docs/` given while the site serves its newest version: the version in
+    progress, at `/docs/next/`."""
+    import shutil
+
+    fixtures = Path(__file__).parent / "fixtures"
+    hugo = FolderSource(fixtures / "hugo-hugodocs" / "content" / "en" / "functions", BuildOptions())
+    urls = {page.url for page in hugo.build(Reporter()).manifest.pages}
+    assert urls == {
+        "https://gohugo.io/functions/",
+        "https://gohugo.io/functions/strings/",
+        "https://gohugo.io/functions/strings/contains/",
+    }
+    site = tmp_path / "rn"
+    shutil.copytree(fixtures / "docusaurus-react-native-website", site)
+    current = FolderSource(site / "docs", BuildOptions()).build(Reporter()).manifest
+    assert {page.url for page in current.pages} == {
+        "https://reactnative.dev/docs/next/environment-setup",
+        "https://reactnative.dev/docs/next/flexbox",
+    }

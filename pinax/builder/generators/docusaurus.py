@@ -27,6 +27,14 @@ _EXCLUDED = ("_*", "**/_*/**", "__tests__", "*.test.*")
 class DocusaurusSite(Site):
     route: str = "docs"
     trailing_slash: bool = False
+    current: Path | None = None  # the docs path (the version in progress) when versioned
+
+    def elsewhere(self, given: Path) -> None:
+        """`docs/` given while the site serves its newest version: the version in progress,
+        which Docusaurus serves at `<route>/next/`."""
+        super().elsewhere(given)
+        if self.current is not None and given == self.current:
+            self.route = f"{self.route}/next".strip("/")
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
         # A slug `/x` is from the docs' own route (`/docs/x`), not the host's root.
@@ -96,6 +104,7 @@ def _site(place: Path, config: Path) -> DocusaurusSite:
     if isinstance(versions, list) and versions and isinstance(versions[0], str):
         newest = place / "versioned_docs" / f"version-{versions[0]}"
         if docs.get("lastVersion") not in ("current",) and newest.is_dir():
+            site.current = source
             source = newest.resolve()
     site.source = source
     site.title = text_of(data.get("title"))

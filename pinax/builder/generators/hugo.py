@@ -1,5 +1,5 @@
-"""Hugo: `hugo.toml`/`config.toml` (or `.yaml`/`.json`) at the folder, or up to two folders
-above it (`content/en/` lies two below its config).
+"""Hugo: `hugo.toml`/`config.toml` (or `.yaml`/`.json`) at the folder, or up to four folders
+above it (`content/en/docs/` lies three below its config).
 
 Read: `baseURL` (the site), `title`, `contentDir` (default `content`), and a language's
 own `contentDir`. Pages are the Markdown files under the content folder; `_index.md` and a
@@ -65,7 +65,7 @@ def _load(config: Path) -> Any:
 
 
 def detect(folder: Path) -> HugoSite | None:
-    for place in (folder, folder.parent, folder.parent.parent):
+    for place in (folder, *list(folder.parents)[:4]):  # content/en/docs: three below
         for name in CONFIG_NAMES:
             config = place / name
             if not config.is_file():

@@ -55,6 +55,24 @@ class Site:
         """The page's URL path relative to the site URL, percent-encoded."""
         return quoted(directory_url(path))
 
+    def served_from(self, given: Path) -> tuple[Path, str]:
+        """(the folder to read, the path of that folder inside `source` with a trailing `/`)
+        for the folder the user gave: the pages' folder when the given one holds it or holds
+        the config; the given folder itself when it lies inside the pages' folder (its pages
+        keep their place in the site) or elsewhere (`elsewhere` says how it is published)."""
+        source = self.source.resolve()
+        place = self.config.parent.resolve() if self.config else source
+        if given in (source, place) or inside(source, given):
+            return source, ""
+        if inside(given, source):
+            return given, given.relative_to(source).as_posix() + "/"
+        self.elsewhere(given)
+        return given, ""
+
+    def elsewhere(self, given: Path) -> None:
+        """The given folder is beside the config's pages folder: its own files are the pages."""
+        self.source = given
+
     def warn_unread(self, what: str, assumed: str) -> None:
         where = self.config.name if self.config else self.generator
         self.warnings.append(f"{where}: {what} is not a literal; assumed {assumed}")

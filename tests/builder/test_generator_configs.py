@@ -142,3 +142,78 @@ def test_a_folder_given_inside_or_beside_the_pages_keeps_its_place_in_the_site(
         "https://reactnative.dev/docs/next/environment-setup",
         "https://reactnative.dev/docs/next/flexbox",
     }
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def urls_of(folder: Path, **options: object) -> set[str]:
+    source = FolderSource(folder, BuildOptions(**options))  # type: ignore[arg-type]
+    return {page.url for page in source.build(Reporter()).manifest.pages}
+
+
+def test_layouts_of_config_folders_languages_and_builders(tmp_path: Path) -> None:
+    vitepress = write(
+        tmp_path / "vp",
+        {
+            ".vitepress/config/index.ts": "export default { cleanUrls: true }\n",
+            "guide/a.md": "# A\n",
+        },
+    )
+    assert urls_of(vitepress, site_url="https://v.dev/") == {"https://v.dev/guide/a"}
+    hugo = write(
+        tmp_path / "hugo",
+        {
+            "config/_default/hugo.toml": 'baseURL = "https://h.dev/"\ncontentDir = "content"\n',
+            "content/docs/_index.md": "# Docs\n",
+            "content/docs/Setup.md": "# Setup\n",
+        },
+    )
+    assert urls_of(hugo) == {"https://h.dev/docs/", "https://h.dev/docs/setup/"}
+    folder_i18n = write(
+        tmp_path / "mk",
+        {
+            "mkdocs.yml": "site_name: M\nsite_url: https://m.dev/\nplugins:\n  - i18n:\n"
+            "      docs_structure: folder\n      languages:\n"
+            "        - locale: en\n          default: true\n        - locale: fr\n",
+            "docs/en/index.md": "# Home\n",
+            "docs/en/guide.md": "# Guide\n",
+            "docs/fr/guide.md": "# Guide fr\n",
+        },
+    )
+    assert urls_of(folder_i18n) == {
+        "https://m.dev/",
+        "https://m.dev/guide/",
+        "https://m.dev/fr/guide/",
+    }
+    suffix_i18n = write(
+        tmp_path / "mks",
+        {
+            "mkdocs.yml": "site_name: S\nsite_url: https://s.dev/\nplugins:\n  - i18n:\n"
+            "      languages:\n        - locale: en\n          default: true\n"
+            "        - locale: de\n",
+            "docs/guide.md": "# Guide\n",
+            "docs/guide.de.md": "# Anleitung\n",
+            "docs/release.notes.md": "# Notes\n",
+        },
+    )
+    assert urls_of(suffix_i18n) == {
+        "https://s.dev/guide/",
+        "https://s.dev/de/guide/",
+        "https://s.dev/release.notes/",
+    }
+    sphinx = write(
+        tmp_path / "sp",
+        {
+            ".readthedocs.yaml": "version: 2\nsphinx:\n  configuration: docs/conf.py\n"
+            "  builder: dirhtml\n",
+            "docs/conf.py": "project = 'D'\nhtml_baseurl = 'https://d.dev/'\n",
+            "docs/index.rst": "Home\n====\n",
+            "docs/usage.rst": "Usage\n=====\n",
+        },
+    )
+    assert urls_of(sphinx / "docs") == {"https://d.dev/", "https://d.dev/usage/"}

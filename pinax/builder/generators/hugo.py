@@ -66,7 +66,7 @@ def _load(config: Path) -> Any:
 
 def detect(folder: Path) -> HugoSite | None:
     for place in (folder, *list(folder.parents)[:4]):  # content/en/docs: three below
-        for name in CONFIG_NAMES:
+        for name in (*CONFIG_NAMES, *(f"config/_default/{n}" for n in CONFIG_NAMES)):
             config = place / name
             if not config.is_file():
                 continue
@@ -82,6 +82,9 @@ def _site(place: Path, config: Path) -> HugoSite:
     if not isinstance(data, dict):
         site.warnings.append(f"{config}: not readable; assumed contentDir 'content'")
         data = {}
+    languages_file = config.parent / "languages.toml"  # config/_default/languages.toml
+    if "languages" not in data and config.parent.name == "_default" and languages_file.is_file():
+        data = {**data, "languages": _load(languages_file)}
     content = data.get("contentDir", "content")
     source = place / content if isinstance(content, str) else place / "content"
     default_language = data.get("defaultContentLanguage", "en")

@@ -65,6 +65,7 @@ def load_yaml(text: str) -> Any:
 class MkDocsSite(Site):
     directory_urls: bool = True
     blog_posts: str | None = None  # Material's blog plugin: its posts' folder (`blog/posts/`)
+    i18n: tuple[str, str, frozenset[str]] | None = None  # (structure, default, other locales)
 
     def is_page(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
@@ -73,6 +74,7 @@ class MkDocsSite(Site):
         return super().is_page(path)
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
+        path = self._localized(path)
         if self.blog_posts and path.startswith(self.blog_posts):
             post = _post_url(self.blog_posts, meta)
             if post is not None:
@@ -82,6 +84,39 @@ class MkDocsSite(Site):
         folder, stem = stem_and_folder(path)
         name = "index.html" if stem.lower() in ("index", "readme") else f"{stem}.html"
         return quoted(f"{folder}/{name}" if folder else name)
+
+    def _localized(self, path: str) -> str:
+        """The i18n plugin's layout as the site serves it: `en/x.md` (folder structure) or
+        `x.en.md` (suffix structure) of the default language at `x/`, another language's
+        under `fr/`."""
+        if self.i18n is None:
+            return path
+        structure, default, others = self.i18n
+        if structure == "folder":
+            first, _, rest = path.partition("/")
+            return rest if first == default and rest else path
+        folder, _, name = path.rpartition("/")
+        stem, dot, suffix = name.rpartition(".")
+        base, _, locale = stem.rpartition(".")
+        if not dot or not base or locale not in (others | {default}):
+            return path
+        inner = f"{folder}/{base}.{suffix}" if folder else f"{base}.{suffix}"
+        return inner if locale == default else f"{locale}/{inner}"
+
+
+def _i18n(options: Any) -> tuple[str, str, frozenset[str]] | None:
+    """mkdocs-static-i18n's structure, default locale and the other locales."""
+    if not isinstance(options, dict) or not isinstance(options.get("languages"), list):
+        return None
+    locales = [lang for lang in options["languages"] if isinstance(lang, dict)]
+    default = next((lang.get("locale") for lang in locales if lang.get("default")), None)
+    if not isinstance(default, str):
+        return None
+    structure = options.get("docs_structure", "suffix")
+    others = frozenset(
+        lang["locale"] for lang in locales if isinstance(lang.get("locale"), str)
+    ) - {default}
+    return ("folder" if structure == "folder" else "suffix", default, others)
 
 
 def find_config(folder: Path) -> Path | None:
@@ -134,6 +169,7 @@ def detect(folder: Path) -> MkDocsSite | None:
     site.nav_titles = dict(_nav_titles(data.get("nav")))
     plugins = _plugins(data.get("plugins"))
     site.blog_posts = _blog_posts(plugins.get("blog"))
+    site.i18n = _i18n(plugins.get("i18n"))
     excluded_by_plugin = plugins.get("exclude")  # the mkdocs-exclude plugin's globs
     if isinstance(excluded_by_plugin, dict) and isinstance(excluded_by_plugin.get("glob"), list):
         globs = [g for g in excluded_by_plugin["glob"] if isinstance(g, str)]

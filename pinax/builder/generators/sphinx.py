@@ -15,7 +15,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .site import Site, manifest_name, quoted, read_text, site_base, stem_and_folder, text_of
+from .site import (
+    Site,
+    directory_url,
+    manifest_name,
+    quoted,
+    read_text,
+    site_base,
+    stem_and_folder,
+    text_of,
+)
 
 _READ = frozenset(
     {
@@ -36,8 +45,11 @@ MAX_CONF_BYTES = 1024 * 1024
 class SphinxSite(Site):
     root_doc: str = "index"
     version: str | None = None
+    directory_urls: bool = False  # the `dirhtml` builder (Read the Docs' `builder: dirhtml`)
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
+        if self.directory_urls:
+            return quoted(directory_url(path, frozenset({"index"})))
         folder, stem = stem_and_folder(path)
         return quoted(f"{folder}/{stem}.html" if folder else f"{stem}.html")
 
@@ -95,7 +107,23 @@ def detect(folder: Path) -> SphinxSite | None:
     ):
         suffixes.add(".md")
     site.suffixes = frozenset(s.lower() for s in suffixes)
+    site.directory_urls = _read_the_docs_builder(config.parent) == "dirhtml"
     return site
+
+
+def _read_the_docs_builder(docs: Path) -> str | None:
+    """The Sphinx builder `.readthedocs.yaml` names (`sphinx: builder: dirhtml`), looked for
+    beside `conf.py` and up to two folders above."""
+    from .mkdocs import load_yaml
+
+    for place in (docs, *list(docs.parents)[:2]):
+        for name in (".readthedocs.yaml", ".readthedocs.yml"):
+            if (place / name).is_file():
+                data = load_yaml(read_text(place / name) or "")
+                sphinx = data.get("sphinx") if isinstance(data, dict) else None
+                builder = sphinx.get("builder") if isinstance(sphinx, dict) else None
+                return builder if isinstance(builder, str) else None
+    return None
 
 
 def conf_literals(source: str) -> tuple[dict[str, Any] | None, set[str]]:

@@ -28,6 +28,7 @@ from .site import (
 )
 
 CONFIG_NAMES = ("config.ts", "config.mts", "config.js", "config.mjs", "config.cts", "config.cjs")
+INDEX_NAMES = tuple(name.replace("config", "index") for name in CONFIG_NAMES)  # config/index.ts
 
 
 class VitePressSite(Site):
@@ -52,7 +53,9 @@ class VitePressSite(Site):
 
 def detect(folder: Path) -> VitePressSite | None:
     for root in (folder, folder / "docs"):
-        config = first_file(root / ".vitepress", CONFIG_NAMES)
+        config = first_file(root / ".vitepress", CONFIG_NAMES) or first_file(
+            root / ".vitepress" / "config", INDEX_NAMES
+        )
         if config is not None:
             return _site(root, config)
     return None

@@ -217,3 +217,30 @@ def test_layouts_of_config_folders_languages_and_builders(tmp_path: Path) -> Non
         },
     )
     assert urls_of(sphinx / "docs") == {"https://d.dev/", "https://d.dev/usage/"}
+
+
+def test_a_config_split_over_files_is_read_through_its_relative_imports(tmp_path: Path) -> None:
+    """Pinia's layout: `.vitepress/config/index.ts` spreads `sharedConfig` from `./shared`,
+    whose regex literals hold quotes and backticks; a package import is never read."""
+    from pinax.builder.generators.jsliteral import read_config
+
+    write(
+        tmp_path,
+        {
+            ".vitepress/config/index.ts": "import { defineConfig } from 'vitepress'\n"
+            "import { sharedConfig as shared } from './shared'\n"
+            "import en from './en'\n"
+            "export default defineConfig({ ...shared, locales: { root: { ...en } } })\n",
+            ".vitepress/config/shared.ts": "const r = /[\\s~`!@#'\"]+/g\nconst half = 6 / 2\n"
+            "export const sharedConfig = defineConfig({ title: 'Split', cleanUrls: true })\n",
+            ".vitepress/config/en.ts": "export default { themeConfig: { sidebar: [\n"
+            "  { text: 'The Guide', link: '/guide' }] } }\n",
+            "guide.md": "# Guide page\n",
+        },
+    )
+    config = read_config(tmp_path / ".vitepress" / "config" / "index.ts").export
+    assert config["title"] == "Split" and config["cleanUrls"] is True
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://s.dev/"))
+    manifest = source.build(Reporter()).manifest
+    assert manifest.name == "split"
+    assert [(p.url, p.title) for p in manifest.pages] == [("https://s.dev/guide", "The Guide")]

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import layouts
-from .jsliteral import UNKNOWN, read_module
-from .site import Site, first_file, manifest_name, read_json, read_text, site_base, text_of
+from .jsliteral import UNKNOWN, read_config
+from .site import Site, first_file, manifest_name, read_json, site_base, text_of
 
 CONFIG_NAMES = tuple(f"docusaurus.config.{ext}" for ext in ("ts", "js", "mjs", "cjs", "mts"))
 _EXCLUDED = ("_*", "**/_*/**", "__tests__", "*.test.*")
@@ -79,7 +79,7 @@ def _docs_options(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _site(place: Path, config: Path) -> DocusaurusSite:
-    module = read_module(read_text(config) or "")
+    module = read_config(config)
     data = module.export if isinstance(module.export, dict) else {}
     site = DocusaurusSite("docusaurus", config, place / "docs", excluded=_EXCLUDED)
     site.route = "docs"

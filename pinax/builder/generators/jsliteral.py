@@ -5,17 +5,23 @@ literal is read: strings (template strings without `${}`), numbers, booleans, nu
 and objects, and names bound at the top level by `const|let|var NAME = literal` (so
 `sidebar: sidebar` and `{ nav }` resolve). Anything else (a call, an expression, a spread)
 is `UNKNOWN`. The file is cut into tokens in one pass, and a value is read by walking
-those tokens once: linear time, nesting bounded by `MAX_DEPTH`.
+those tokens once: linear time, nesting bounded by `MAX_DEPTH`. `read_config` follows a
+config's relative imports (`import { shared } from './shared'`) to files in its own folder,
+a few at most; a package import is never read.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 MAX_DEPTH = 64  # deeper literals are UNKNOWN (skipped, not recursed into)
 MAX_TOKENS = 2_000_000
+MAX_CONFIG_FILES = 12  # files one config may read through its relative imports
+MAX_IMPORT_DEPTH = 3
+_SUFFIXES = ("", ".ts", ".mts", ".js", ".mjs", ".cts", ".cjs")
 
 
 class _Unknown:
@@ -57,6 +63,10 @@ def tokens(source: str) -> list[Token]:
         elif source.startswith("/*", i):
             end = source.find("*/", i + 2)
             i = n if end < 0 else end + 2
+        elif char == "/" and _regex_may_start(found):
+            end = _regex_end(source, i)
+            found.append(Token("regex", source[i:end]))
+            i = end
         elif char in "\"'`":
             end, closed = _closing(source, i, char)
             text = source[i:end]
@@ -74,6 +84,44 @@ def tokens(source: str) -> list[Token]:
                 found.append(Token(match.lastgroup or "other", match.group()))
             i = match.end()
     return found
+
+
+_BEFORE_REGEX = frozenset("(,=:[!&|?{};+-*%<>~^")
+_KEYWORDS_BEFORE_REGEX = frozenset({"return", "typeof", "case", "do", "else", "in", "of"})
+
+
+def _regex_may_start(found: list[Token]) -> bool:
+    """Whether a `/` here opens a regex literal (`= /x/g`, `(/x/`) rather than divides."""
+    if not found:
+        return True
+    last = found[-1]
+    if last.kind == "punct":
+        return last.text in _BEFORE_REGEX or last.text == "=>"
+    return last.kind == "name" and last.text in _KEYWORDS_BEFORE_REGEX
+
+
+def _regex_end(source: str, start: int) -> int:
+    """Just past the regex literal opened at `start` (its flags too); an unclosed one ends
+    at its line's end. A `/` inside `[...]` does not close it."""
+    i, n, in_class = start + 1, len(source), False
+    while i < n:
+        char = source[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "\n":
+            return i
+        if char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "/" and not in_class:
+            i += 1
+            while i < n and (source[i].isalnum() or source[i] == "_"):
+                i += 1  # flags
+            return i
+        i += 1
+    return n
 
 
 def _closing(source: str, start: int, quote: str) -> tuple[int, bool]:
@@ -315,9 +363,83 @@ _CONFIG_CALLS = frozenset(
 )
 
 
-def read_module(source: str) -> Module:
-    """The top-level literal bindings and the default export (or `module.exports`)."""
-    reader = _Reader(tokens(source))
+def read_module(source: str, imported: dict[str, Any] | None = None) -> Module:
+    """The top-level literal bindings and the default export (or `module.exports`);
+    `imported`: the values of names the file imports (see `read_config`)."""
+    return _read(_Reader(tokens(source)), imported)
+
+
+def read_config(path: Path, limit: int = MAX_CONFIG_FILES) -> Module:
+    """A config file's literals, with the names it imports from the files beside it (or
+    below: `./shared`, `./config/en`) read the same way, a few files at most: a config split
+    over files (`...sharedConfig`) is still read, and nothing outside its folder is."""
+    return _config(path.resolve(), path.resolve().parent, [limit], 0)
+
+
+def _config(path: Path, root: Path, budget: list[int], depth: int) -> Module:
+    from .site import read_text
+
+    budget[0] -= 1
+    reader = _Reader(tokens(read_text(path) or ""))
+    imported: dict[str, Any] = {}
+    for local, source, name in _imports(reader.toks):
+        target = _resolve(path.parent, source, root)
+        if target is None or budget[0] <= 0 or depth >= MAX_IMPORT_DEPTH:
+            continue
+        module = _config(target, root, budget, depth + 1)
+        imported[local] = module.export if name == "default" else module.bindings.get(name, UNKNOWN)
+    return _read(reader, imported)
+
+
+def _resolve(folder: Path, source: str, root: Path) -> Path | None:
+    """`./shared` as a file inside `root` (`shared.ts`, `shared/index.ts`...), or None."""
+    if not source.startswith("./") and not source.startswith("../"):
+        return None  # a package: never read
+    base = (folder / source).resolve()
+    candidates = [base.with_name(base.name + s) for s in _SUFFIXES]
+    candidates += [base / f"index{s}" for s in _SUFFIXES[1:]]
+    for candidate in candidates:
+        if candidate.is_file() and candidate.is_relative_to(root):
+            return candidate
+    return None
+
+
+def _imports(toks: list[Token]) -> list[tuple[str, str, str]]:
+    """(local name, module, imported name) of each `import {a, b as c} from './m'` and
+    `import d from './m'` at the top of the file."""
+    found: list[tuple[str, str, str]] = []
+    for i, token in enumerate(toks):
+        if token.kind != "name" or token.text != "import":
+            continue
+        names: list[tuple[str, str]] = []
+        j = i + 1
+        if j < len(toks) and toks[j].kind == "name" and toks[j].text not in ("type", "from"):
+            names.append((toks[j].text, "default"))
+            j += 1
+            if j < len(toks) and toks[j].text == ",":
+                j += 1
+        if j < len(toks) and toks[j].text == "type":
+            continue  # `import type {...}`: types only
+        if j < len(toks) and toks[j].text == "{":
+            j += 1
+            while j < len(toks) and toks[j].text != "}" and j - i < 200:
+                if toks[j].kind == "name" and toks[j].text != "type":
+                    name = toks[j].text
+                    if j + 2 < len(toks) and toks[j + 1].text == "as":
+                        names.append((toks[j + 2].text, name))
+                        j += 3
+                        continue
+                    names.append((name, name))
+                j += 1
+            j += 1
+        if j + 1 < len(toks) and toks[j].text == "from" and toks[j + 1].kind == "string":
+            source = _unescape(toks[j + 1].text[1:-1])
+            found.extend((local, source, name) for local, name in names)
+    return found
+
+
+def _read(reader: _Reader, imported: dict[str, Any] | None) -> Module:
+    reader.bindings.update(imported or {})
     toks = reader.toks
     export: Any = UNKNOWN
     depth = 0

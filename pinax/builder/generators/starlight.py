@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .jsliteral import read_module
+from .jsliteral import read_config, read_module
 from .site import (
     Site,
     directory_url,
@@ -53,7 +53,7 @@ def _starlight_options(data: Any) -> dict[str, Any]:
 
 def _site(place: Path, config: Path, docs: Path) -> StarlightSite:
     text = read_text(config) or ""
-    module = read_module(text)
+    module = read_config(config)
     data = module.export if isinstance(module.export, dict) else {}
     site = StarlightSite(
         "starlight",

@@ -15,13 +15,12 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .jsliteral import UNKNOWN, read_module
+from .jsliteral import UNKNOWN, read_config
 from .site import (
     Site,
     first_file,
     manifest_name,
     quoted,
-    read_text,
     site_base,
     stem_and_folder,
     text_of,
@@ -62,8 +61,7 @@ def detect(folder: Path) -> VitePressSite | None:
 
 
 def _site(root: Path, config: Path) -> VitePressSite:
-    text = read_text(config) or ""
-    module = read_module(text)
+    module = read_config(config)
     data = module.export if isinstance(module.export, dict) else {}
     site = VitePressSite(
         "vitepress", config, root, slug_rule="vitepress", suffixes=frozenset({".md"})
@@ -99,9 +97,14 @@ def _site(root: Path, config: Path) -> VitePressSite:
     hostname = sitemap.get("hostname") if isinstance(sitemap, dict) else None
     base = data.get("base") if isinstance(data.get("base"), str) else None
     site.site_url = site_base(text_of(hostname), base)
-    theme = data.get("themeConfig")
-    sidebar = theme.get("sidebar") if isinstance(theme, dict) else None
-    site.nav_titles = dict(_sidebar_titles(sidebar, site.source))
+    themes = [data.get("themeConfig")]  # the site's, then each locale's own
+    locales = data.get("locales")
+    if isinstance(locales, dict):
+        themes += [v.get("themeConfig") for v in locales.values() if isinstance(v, dict)]
+    for theme in themes:
+        sidebar = theme.get("sidebar") if isinstance(theme, dict) else None
+        for path, title in _sidebar_titles(sidebar, site.source):
+            site.nav_titles.setdefault(path, title)
     return site
 
 

@@ -331,6 +331,9 @@ class Tools:
         files = self.reader.files if self.reader is not None else None
         if files is None or not files.pages:
             return None
+        if {".", ".."} & set(unquote(urlsplit(url).path).split("/")):
+            return None  # a path that climbs out: refused as not a page of the folder
+
         for docs in self.library.all():
             if url.startswith(docs.url) and len(docs.pages) and docs.pages.url(0) in files:
                 return docs.name

@@ -18,9 +18,6 @@ from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.library import (
-    CONTENT_WEIGHT,
-    EMBEDDING_WEIGHT,
-    LEXICAL_WEIGHT,
     Docs,
     Library,
     did_you_mean,
@@ -43,6 +40,7 @@ from pinax.pages import (
     visible_text,
     window,
 )
+from pinax.search import RANKING
 
 if TYPE_CHECKING:
     from pinax.pages import PageReader
@@ -50,6 +48,9 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
 MAX_QUERY_LENGTH = 500
+# search_pages' default weights (see `pinax.search.ranking`, where each is measured)
+LEXICAL_WEIGHT, EMBEDDING_WEIGHT = RANKING.lexical_weight, RANKING.embedding_weight
+CONTENT_WEIGHT = RANKING.content_weight
 DEFAULT_SECTION_LIMIT = 200
 MAX_SECTION_LIMIT = 1000
 MAX_URL_LENGTH = 4096
@@ -118,6 +119,7 @@ class Tools:
         folders: Sequence[tuple[Manifest, Mapping[str, tuple[Path, str]]]] = (),
         credentials: Credentials | None = None,
         folder_texts: Mapping[str, Callable[[], Iterable[Any]]] | None = None,
+        cache_redis: str | None = None,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -134,6 +136,7 @@ class Tools:
         anything else from a folder's site (only loaded manifests open a site).
         `credentials` are headers for sites behind a login, each sent to its origin only.
         `folder_texts` reads a folder manifest's page text (by name), searched as its content.
+        `cache_redis` is a Redis URL whose page cache is shared with other processes.
         """
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / INDEX_FOLDER, contents=contents)
@@ -147,13 +150,18 @@ class Tools:
             return cls(library, None, ttls, unavailable=unavailable)
         addresses = AddressPolicy.from_env(allow_private)  # a bad network stops start-up
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
+        shared = None
+        if cache_redis:
+            from pinax.pages import open_shared
+
+            shared = open_shared(cache_redis)  # a bad URL or a missing extra stops start-up
 
         def make_reader() -> PageReader:
             from pinax.pages import LocalFiles, PageReader
 
             policy = UrlPolicy(site_origins(sites), addresses)
             files = LocalFiles(local) if local else None
-            return PageReader(policy, cache, files=files, credentials=credentials)
+            return PageReader(policy, cache, files=files, credentials=credentials, shared=shared)
 
         return cls(library, None, ttls, make_reader, unavailable)
 
@@ -193,7 +201,7 @@ class Tools:
         count = _bounded_int(limit, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
         name = _docs_name(docs)
         detailed = _flag(explain, "explain")
-        minimum = _fraction(threshold, "threshold")
+        minimum = RANKING.threshold if threshold is None else _fraction(threshold, "threshold")
         weights = search_weights(lexical_weight, embedding_weight, content_weight, self.weights)
         found = self.library.search(text, count, name, detailed, *weights)
         results = []

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.http_site import Site
+from tests.support.http_site import Site
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared")).resolve()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -16,21 +17,23 @@ import pytest
 import pinax
 
 PACKAGE = Path(pinax.__file__).parent
-ROOMS = ("search", "pages", "builder", "server", "cli")
+ROOMS = ("manifest", "search", "pages", "builder", "server", "versions", "project", "cli")
 # Each part and the parts it may import ("pinax" is the package root: its version).
 MAY_IMPORT = {
     "errors": set(),
     "lazy": set(),
     "files": set(),
-    "manifest": {"errors", "files"},
-    "content": {"errors", "files"},
-    "search": {"manifest", "content", "pages", "files", "errors"},
+    "workers": {"errors"},
+    "manifest": {"errors", "files", "lazy", "workers"},
+    "search": {"manifest", "pages", "files", "errors", "lazy", "workers"},
     "pages": {"pinax", "errors", "lazy", "files"},
-    "library": {"search", "manifest", "content", "errors"},
-    "tools": {"library", "search", "pages", "manifest", "errors"},
-    "builder": {"manifest", "content", "pages", "errors", "lazy", "files"},
-    "server": {"pinax", "tools", "pages", "manifest", "content", "errors", "lazy"},
-    "cli": {"pinax", "server", "tools", "builder", "pages", "manifest", "content", "errors"},
+    "versions": {"errors"},
+    "project": {"versions", "errors", "files"},
+    "library": {"search", "manifest", "project", "versions", "errors"},
+    "tools": {"library", "project", "versions", "search", "pages", "manifest", "errors"},
+    "builder": {"manifest", "pages", "errors", "lazy", "files"},
+    "server": {"pinax", "tools", "search", "pages", "manifest", "errors", "lazy"},
+    "cli": {"pinax", "server", "tools", "search", "builder", "pages", "manifest", "errors"},
     "__main__": {"cli"},
     "__init__": set(),
 }
@@ -119,3 +122,215 @@ def test_no_door_name_is_also_a_module_name(room: str) -> None:
     door = importlib.import_module(f"pinax.{room}")
     submodules = {info.name for info in pkgutil.iter_modules(door.__path__)}
     assert set(door.__all__) & submodules == set()
+
+
+# tests/ and bench/ keep the same doors. A test under tests/<room>/ may read that room's
+# insides; every other test, tests/support/ and bench/ go through doors. The exceptions, each
+# with why: a bench that measures a room's internals, or a test that checks one room's rule
+# beside another's.
+REPO = PACKAGE.parent
+TEST_ROOMS = ("search", "manifest", "pages", "builder", "server", "cli", "project", "tools")
+INSIDES_ALLOWED = {
+    # Benches that measure what is behind a door, because that is what they measure:
+    "bench/quality/eval_search.py": (
+        {"pinax.search.index", "pinax.search.indexing", "pinax.search.tokens"},
+        "its ablation switches each ranking part off in place (stemmer, fields, phrases, ...)",
+    ),
+    "bench/quality/eval_semantic.py": (
+        {"pinax.search.tokens"},
+        "picks the queries that share no stemmed word with their page, with search's own stems",
+    ),
+    "bench/quality/eval_symbols.py": (
+        {"pinax.builder.inventory", "pinax.builder.symbols", "pinax.search.symbol_field"},
+        "reads real inventories as the builder does and gives rank-bm25 the symbol field's text",
+    ),
+    "bench/experiments/embedding_variants.py": (
+        {"pinax.search.semantic", "pinax.search.tokens"},
+        "re-embeds the candidates with the model itself, in variants the index does not build",
+    ),
+    "bench/quality/extract.py": (
+        {"pinax.pages.extract"},
+        "times and scores the extraction alone, without fetching or the token budget",
+    ),
+    "bench/speed/page.py": (
+        {"pinax.pages.extract"},
+        "times the cold extraction alone beside get_page's whole path",
+    ),
+    "bench/quality/outline.py": (
+        {
+            "pinax.builder.core",
+            "pinax.builder.report",
+            "pinax.pages.content",
+            "pinax.pages.extract",
+            "pinax.pages.outline",
+        },
+        "names the anchor rule each generator's headings took, and builds with a recording report",
+    ),
+    "bench/quality/content_build.py": (
+        {"pinax.builder.core", "pinax.builder.report"},
+        "builds in process with a recording report, to count failures by kind",
+    ),
+    "bench/speed/build.py": (
+        {"pinax.builder.core", "pinax.builder.report"},
+        "builds in process with a recording report, beside plain httpx on the same sitemap",
+    ),
+    "bench/speed/folder.py": (
+        {"pinax.builder.report"},
+        "builds a docs folder in process with a recording report",
+    ),
+    "bench/speed/limits.py": (
+        {"pinax.pages.fetch"},
+        "times the gzip bomb's decompression alone",
+    ),
+    "bench/experiments/tune_semantic.py": (
+        {"pinax.search.semantic"},
+        "embeds each query with the model itself, to score every share of meaning in one pass",
+    ),
+    "bench/quality/goldens.py": (
+        {"pinax.builder.inventory"},
+        "gives the CPython-size manifest real symbols, read from an inventory as the builder does",
+    ),
+    "bench/harness/runs.py": (
+        {"pinax.search.semantic"},
+        "hides the embedding model to measure words alone in the same process",
+    ),
+    "bench/harness/synth.py": (
+        {"pinax.builder.inventory"},
+        "gives synthetic pages real symbols, read from the shared inventories as the builder does",
+    ),
+    # Test helpers and tests that check one room's rule beside another's:
+    "tests/support/build_support.py": (
+        {"pinax.builder.core", "pinax.builder.report"},
+        "builds for the builder's and the CLI's tests with a report that records every line",
+    ),
+    "tests/cli/test_first_hour.py": (
+        {"pinax.builder.html"},
+        "the title-suffix rule checked directly beside the CLI run that shows it",
+    ),
+    "tests/pages/test_page_outline.py": (
+        {"pinax.builder.markdown_outline"},
+        "get_page's sections of a Markdown page against the builder's outline of the same page",
+    ),
+    "tests/search/test_search_symbols.py": (
+        {"pinax.builder.inventory"},
+        "a real inventory's symbols, read as the builder reads them, found by every form",
+    ),
+    "tests/bench/test_bench_semantic.py": (
+        {"pinax.search.semantic"},
+        "checks the tuning study's scores with queries embedded by the model itself",
+    ),
+    "tests/search/test_ranking_sheet.py": (
+        {"pinax.server.toolspecs", "pinax.server.reference"},
+        "the sheet's defaults and formulas against the tool specs and reference clients read",
+    ),
+    "tests/manifest/test_index_columns.py": (
+        {"pinax.search.indexing"},
+        "the page table's paths against the paths the index is built from, page for page",
+    ),
+    "tests/pages/test_plain_text.py": (
+        {"pinax.search.content"},
+        "the section text the content index stores, against get_page's cleaning rules",
+    ),
+}
+
+
+def outside_modules() -> list[tuple[str, str | None, ast.Module]]:
+    """(path from the checkout, the test room it is in or None, parsed source) of every module
+    of tests/ and bench/."""
+    found = []
+    for folder in ("tests", "bench"):
+        for path in sorted((REPO / folder).rglob("*.py")):
+            relative = path.relative_to(REPO)
+            if "node_modules" in relative.parts:
+                continue
+            parts = relative.parts
+            room = parts[1] if folder == "tests" and parts[1] in TEST_ROOMS else None
+            found.append((relative.as_posix(), room, ast.parse(path.read_text(), str(path))))
+    return found
+
+
+def test_tests_and_benches_read_insides_only_of_their_own_room() -> None:
+    breaches = []
+    for path, home, tree in outside_modules():
+        allowed = INSIDES_ALLOWED.get(path, (set(), ""))[0]
+        for target in imported(path.removesuffix(".py").replace("/", "."), tree):
+            room = part_of(target)
+            behind = room in ROOMS and target.count(".") >= 2
+            if behind and room != home and ".".join(target.split(".")[:3]) not in allowed:
+                breaches.append(f"{path} imports {target}")
+    assert breaches == []
+
+
+def test_every_exception_is_still_needed() -> None:
+    """An exception nobody uses any more is a door left open: it goes."""
+    used: dict[str, set[str]] = {}
+    for path, _, tree in outside_modules():
+        used[path] = {".".join(t.split(".")[:3]) for t in imported(path, tree)}
+    stale = {
+        path: sorted(modules - used.get(path, set()))
+        for path, (modules, _) in INSIDES_ALLOWED.items()
+        if modules - used.get(path, set())
+    }
+    assert stale == {}
+
+
+def test_tests_mirror_the_rooms() -> None:
+    """Every test module lives in a room's folder (or tests/bench/ for the benches' own tests);
+    only this one, about the whole house, stays at the top."""
+    top = sorted(p.name for p in (REPO / "tests").glob("test_*.py"))
+    assert top == ["test_layout.py"]
+    folders = {p.parent.name for p in (REPO / "tests").rglob("test_*.py")} - {"tests"}
+    assert folders <= set(TEST_ROOMS) | {"bench"}
+    for folder in ["support", *folders]:
+        assert (REPO / "tests" / folder / "__init__.py").read_text() == "", folder
+
+
+def test_the_search_door_offers_what_its_clients_use() -> None:
+    """search/'s door names exactly what modules outside it import (it once offered 17 names,
+    some used by nobody outside)."""
+    used: set[str] = set()
+    for name, tree in modules():
+        if part_of(name) == "search":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "pinax.search":
+                used.update(alias.name for alias in node.names)
+    door = importlib.import_module("pinax.search")
+    assert set(door.__all__) == used
+
+
+@pytest.mark.parametrize("room", ["search", "manifest"])
+def test_no_circle_inside_a_room(room: str) -> None:
+    """No module of the room imports, directly or through others, a module that imports it
+    back, with imports inside functions counted (search's content and content_build were
+    such a pair, papered over with a lazy import)."""
+    graph = {
+        name: {t for t in imported(name, tree) if part_of(t) == room and t != name}
+        for name, tree in modules()
+        if part_of(name) == room and name != f"pinax.{room}"
+    }
+    circles = []
+    for start in graph:
+        stack, seen = [start], set()
+        while stack:
+            for target in graph.get(stack.pop(), ()):
+                if target == start:
+                    circles.append(start)
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+    assert sorted(set(circles)) == []
+
+
+def test_the_readme_layout_names_every_module_of_search_and_manifest() -> None:
+    """The README's picture of the house lists each module of the two rooms it describes."""
+    readme = (PACKAGE.parent / "README.md").read_text()
+    block = readme[readme.index("\npinax/\n") : readme.index("```", readme.index("\npinax/\n"))]
+    words = set(re.findall(r"[a-z_0-9]+", block))
+    missing = [
+        f"{room}/{path.stem}"
+        for room in ("search", "manifest")
+        for path in sorted((PACKAGE / room).glob("*.py"))
+        if path.stem != "__init__" and path.stem not in words
+    ]
+    assert missing == []

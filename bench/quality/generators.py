@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pinax.builder import BuildOptions, FolderSource
-from pinax.builder.report import Reporter
+from pinax.builder import BuildOptions, ConsoleReporter, FolderSource
 
 # The shape of a page's URL path (relative to the site) each generator publishes.
 ENDINGS = {
@@ -46,7 +45,7 @@ def sitemap_urls(path: Path) -> set[str]:
 
 def measure(folder: Path, sitemap: Path | None) -> dict[str, object]:
     started = time.perf_counter()
-    reporter = Reporter()
+    reporter = ConsoleReporter(quiet=True)  # warnings on stderr, and counted
     source = FolderSource(folder, BuildOptions())
     built = source.build(reporter)
     seconds = time.perf_counter() - started
@@ -54,7 +53,7 @@ def measure(folder: Path, sitemap: Path | None) -> dict[str, object]:
     published = manifest.url.startswith("http")
     if not published:  # the URL rules still apply under whatever site it is published on
         source = FolderSource(folder, BuildOptions(site_url=PLACEHOLDER))
-        built = source.build(Reporter())
+        built = source.build(ConsoleReporter(quiet=True))
     base = built.manifest.url
     relative = [page.url.removeprefix(base) for page in built.manifest.pages]
     rule = ENDINGS.get(source.layout, ENDINGS["plain"])

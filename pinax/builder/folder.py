@@ -27,11 +27,21 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from pinax import manifest as manifest_io
-from pinax.content import PageText
 from pinax.errors import InvalidArgs, PinaxError
 from pinax.files import SpecialFile, read_regular
-from pinax.manifest import NAME_PATTERN, Heading, Manifest, Page, parent_section
-from pinax.pages import source_markdown
+from pinax.manifest import (
+    MAX_HEADING_LENGTH,
+    MAX_SYMBOLS,
+    NAME_PATTERN,
+    SYMBOL_KINDS,
+    Heading,
+    Manifest,
+    Page,
+    PageText,
+    Symbol,
+    parent_section,
+)
+from pinax.pages import SourcePage, source_page
 
 from . import generators, ignore, layouts
 from .docs import SOURCE_SUFFIXES
@@ -62,6 +72,7 @@ class Parsed:
     description: str | None
     outline: tuple[Heading, ...]
     meta: dict[str, str]
+    symbols: tuple[Symbol, ...] = ()
 
 
 @dataclass
@@ -291,7 +302,7 @@ class FolderSource:
             changed = os.stat(self.root / path).st_mtime
         except (OSError, SpecialFile):
             return None
-        sections = source_sections(path, body, self.slug_rule)
+        sections = source_sections(path, body, self.root, self.slug_rule)
         when = datetime.fromtimestamp(changed, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         return PageText(page.url, sections.titled(page.title), when)
 
@@ -334,7 +345,7 @@ class FolderSource:
                 reason = "nested too deeply to parse"
             self.failed[path] = reason
             return None
-        return replace(checked, outline=parsed.outline)
+        return replace(checked, outline=parsed.outline, symbols=parsed.symbols)
 
     def _url(self, path: str, site: str, parsed: Parsed) -> str:
         if not self.published_url():
@@ -350,12 +361,16 @@ class FolderSource:
             body = read_regular(self.root / path, MAX_FILE_BYTES)
         except (OSError, SpecialFile):
             return None
-        return parse_source(path, body, self.slug_rule)
+        return parse_source(path, body, self.root, self.slug_rule)
 
 
-def parse_source(path: str, body: bytes, slug_rule: str = "github") -> Parsed:
-    """Title, description and outline of one source file; a Markdown heading's anchor is
-    its `{#id}`, else the id `slug_rule`'s generator gives it (generators/slugs.py)."""
+def parse_source(
+    path: str, body: bytes, root: Path | None = None, slug_rule: str = "github"
+) -> Parsed:
+    """Title, description, outline and (reST) API symbols of one source file (`path`
+    inside the docs folder `root`, whose repository reST may include from); a Markdown
+    heading's anchor is its `{#id}`, else the id `slug_rule`'s generator gives it
+    (generators/slugs.py); a reST heading's, the one Sphinx gives it."""
     suffix = os.path.splitext(path)[1].lower()
     fallback = _file_title(path)
     if suffix in HTML:
@@ -365,13 +380,41 @@ def parse_source(path: str, body: bytes, slug_rule: str = "github") -> Parsed:
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
         return Parsed(extracted.title or fallback, None, outline_of(extracted.headings), {})
-    meta, text = source_markdown(body, suffix)
-    first, outline = markdown_outline(text, slugs.slugger(slug_rule))
+    page = _source(path, body, root)
+    meta = page.meta
+    if page.headings is None:
+        first, outline = markdown_outline(page.markdown, slugs.slugger(slug_rule))
+    else:
+        from .outlines import outline_of
+
+        first, outline = page.title, outline_of(page.headings)
     title = meta.get("title") or first or fallback
-    return Parsed(title[:500], meta.get("description"), outline, meta)
+    return Parsed(title[:500], meta.get("description"), outline, meta, _symbols(page.symbols))
 
 
-def source_sections(path: str, body: bytes, slug_rule: str = "github") -> Sections:
+def _source(path: str, body: bytes, root: Path | None) -> SourcePage:
+    suffix = os.path.splitext(path)[1].lower()
+    return source_page(body, suffix, None if root is None else root / path, root)
+
+
+def _symbols(objects: tuple) -> tuple[Symbol, ...]:
+    """A reST page's API objects as manifest symbols, within the manifest's bounds."""
+    found: dict[tuple[str, str], Symbol] = {}
+    for item in objects:
+        name, kind, anchor = item.name, item.kind, item.anchor
+        if not name or len(name) > MAX_HEADING_LENGTH or kind not in SYMBOL_KINDS:
+            continue
+        if not anchor or len(anchor) > MAX_HEADING_LENGTH or any(c.isspace() for c in anchor):
+            anchor = None
+        found.setdefault((name, kind), Symbol(name, kind, anchor or None))
+        if len(found) >= MAX_SYMBOLS:
+            break
+    return tuple(found.values())
+
+
+def source_sections(
+    path: str, body: bytes, root: Path | None = None, slug_rule: str = "github"
+) -> Sections:
     """One source file's text cut at its outline's headings (as `parse_source` reads it)."""
     from .markdown_outline import outline_cuts
     from .outlines import html_cuts
@@ -382,9 +425,11 @@ def source_sections(path: str, body: bytes, slug_rule: str = "github") -> Sectio
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
         return split(extracted.markdown, html_cuts(extracted.markdown, extracted.headings))
-    _, text = source_markdown(body, suffix)
-    _, cuts = outline_cuts(text, slugs.slugger(slug_rule))
-    return split(text, cuts)
+    page = _source(path, body, root)
+    if page.headings is not None:
+        return split(page.markdown, html_cuts(page.markdown, page.headings))
+    _, cuts = outline_cuts(page.markdown, slugs.slugger(slug_rule))
+    return split(page.markdown, cuts)
 
 
 def _site_of(folder: Path, layout: str | None) -> generators.Site | None:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from pinax.errors import FetchFailed, InvalidArgs, PinaxError
+from pinax.search import RANKING  # the ranking sheet alone: the rest of search loads on use
 
 DOCS_HELP = (
     "A manifest file (JSON) or a folder of them, a docs site URL / llms.txt / sitemap / "
@@ -35,6 +36,17 @@ CacheDirOption = Annotated[
         metavar="DIR",
         help="Cache folder: fetched pages, search indexes, manifests built on the fly "
         "[default: $PINAX_CACHE_DIR or the user cache folder]",
+        show_default=False,
+    ),
+]
+CacheRedisOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cache-redis",
+        metavar="URL",
+        envvar="PINAX_CACHE_REDIS",
+        help="Share fetched pages with other Pinax processes through Redis or Valkey, e.g. "
+        "redis://cache:6379/0 (needs pinax[team]) [default: $PINAX_CACHE_REDIS]",
         show_default=False,
     ),
 ]
@@ -160,7 +172,7 @@ LexicalWeightOption = Annotated[
     typer.Option(
         "--lexical-weight",
         metavar="W",
-        help="How much matching words count, 0..1 [default: 0.8].",
+        help=f"How much matching words count, 0..1 [default: {RANKING.lexical_weight}].",
         show_default=False,
     ),
 ]
@@ -170,7 +182,7 @@ EmbeddingWeightOption = Annotated[
         "--embedding-weight",
         metavar="W",
         help="How much closeness in meaning to titles and headings counts, 0..1 "
-        "(0: words only) [default: 0.2].",
+        f"(0: words only) [default: {RANKING.embedding_weight}].",
         show_default=False,
     ),
 ]
@@ -182,7 +194,7 @@ ContentWeightOption = Annotated[
         "--content-weight",
         metavar="W",
         help="The share of a score that what the pages say gives, where a manifest has "
-        "content, 0..1 (0: titles and headings only) [default: 0.6].",
+        f"content, 0..1 (0: titles and headings only) [default: {RANKING.content_weight}].",
         show_default=False,
     ),
 ]
@@ -348,6 +360,7 @@ def open_tools(
     folders: Any = None,
     credentials: Any = None,
     folder_options: FolderOptions | None = None,
+    cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
@@ -381,6 +394,7 @@ def open_tools(
         folders=built,
         credentials=credentials,
         folder_texts=folders.texts() if folders else None,
+        cache_redis=cache_redis,
     )
 
 
@@ -395,6 +409,7 @@ def load_tools(
     contents: dict[str, Path] | None = None,
     credentials: Any = None,
     folder_options: FolderOptions | None = None,
+    cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -411,6 +426,7 @@ def load_tools(
             credentials=credentials,
             contents=contents,
             folder_options=folder_options,
+            cache_redis=cache_redis,
         )
     except PinaxError as exc:
         fail(exc.message)

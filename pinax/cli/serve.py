@@ -10,6 +10,7 @@ import typer
 from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
+    CacheRedisOption,
     ContentOption,
     ContentWeightOption,
     DocsFolderOption,
@@ -51,6 +52,7 @@ def serve(
     layout: LayoutOption = None,
     header: HeaderOption = None,
     headers_file: HeadersFileOption = None,
+    cache_redis: CacheRedisOption = None,
     lexical_weight: LexicalWeightOption = None,
     embedding_weight: EmbeddingWeightOption = None,
     content_weight: ContentWeightOption = None,
@@ -135,6 +137,7 @@ def serve(
                         folders=folders,
                         credentials=credentials,
                         contents=contents,
+                        cache_redis=cache_redis,
                     ),
                     weights,
                 ),
@@ -156,6 +159,7 @@ def serve(
             contents=contents,
             credentials=credentials,
             folder_options=folder_options,
+            cache_redis=cache_redis,
         )
         weighted(tools, weights)
     from pinax.server import create_server, settle, share_the_gil

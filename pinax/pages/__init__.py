@@ -6,7 +6,9 @@ the HTML parser on first use, so a process that never reads a page never imports
 
 - budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
   `SectionNotFound`, `heading_lines` (where a page's headings stand in its Markdown).
-- cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`.
+- cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`. cache_shared: `SharedCache`,
+  `open_shared` (pages shared through Redis by every process given one `--cache-redis` URL;
+  redis-py is imported only when one is given).
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
@@ -16,8 +18,9 @@ the HTML parser on first use, so a process that never reads a page never imports
 - credentials: `Credentials` (headers for a site behind a login, by exact origin),
   `read_headers_file`.
 - localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
-  `source_markdown`, `split_front_matter`, `rst_to_markdown`, `rst_id` (a source as its
-  author wrote it, and as Markdown).
+  `source_markdown`, `source_page`, `SourcePage`, `split_front_matter`, `rst_to_markdown`,
+  `rst_id` (a source as its author wrote it, and as Markdown: reST through docutils,
+  pinax.pages.rest, with its headings' anchors and API symbols).
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
@@ -44,10 +47,18 @@ from pinax.pages.policy import (
     origin_of,
     site_origins,
 )
-from pinax.pages.sourcetext import rst_id, rst_to_markdown, source_markdown, split_front_matter
+from pinax.pages.sourcetext import (
+    SourcePage,
+    rst_id,
+    rst_to_markdown,
+    source_markdown,
+    source_page,
+    split_front_matter,
+)
 from pinax.pages.text import clean_markdown, fence_lines, strip_invisible, visible_text
 
 if TYPE_CHECKING:
+    from pinax.pages.cache_shared import SharedCache, open_shared
     from pinax.pages.extract import decode_html
     from pinax.pages.extract import extract as extract_page
     from pinax.pages.fetch import Fetcher, Limits, Response
@@ -58,6 +69,8 @@ __getattr__ = lazy_names(
     __name__,
     {
         "PageReader": "reader",
+        "SharedCache": "cache_shared",
+        "open_shared": "cache_shared",
         "Fetcher": "fetch",
         "Limits": "fetch",
         "Response": "fetch",
@@ -83,6 +96,8 @@ __all__ = [
     "PageReader",
     "Response",
     "SectionNotFound",
+    "SharedCache",
+    "SourcePage",
     "UrlPolicy",
     "clean_markdown",
     "decode_html",
@@ -91,12 +106,14 @@ __all__ = [
     "fence_lines",
     "heading_lines",
     "ip_literal",
+    "open_shared",
     "origin_of",
     "read_headers_file",
     "rst_id",
     "rst_to_markdown",
     "site_origins",
     "source_markdown",
+    "source_page",
     "split_front_matter",
     "strip_invisible",
     "visible_text",

@@ -255,7 +255,9 @@ def test_heading_anchors_are_the_ids_the_generator_rendered(generator: str) -> N
         if source is None:
             continue
         ids = set(re.findall(r"\bid=[\"']?([^\"'\s>]+)", (folder / "page.html").read_text()))
-        for heading in parse_source("page.md", source.read_bytes(), RULES[generator]).outline:
+        for heading in parse_source(
+            "page.md", source.read_bytes(), slug_rule=RULES[generator]
+        ).outline:
             total += 1
             matched += heading.anchor in ids
     assert total > 100 and matched / total >= 0.98, (matched, total)

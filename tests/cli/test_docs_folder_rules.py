@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.serving import run_pinax
+from tests.support.serving import run_pinax
 
 FIXTURES = Path(__file__).resolve().parent.parent / "builder" / "fixtures"
 

@@ -1,0 +1,281 @@
+"""Search by meaning: WordLlama's shipped model read offline, the blended score and its
+weights, rescue by title meaning, and lexical search when the model is missing or broken."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mcp import Client, StdioServerParameters
+
+from pinax.errors import InvalidArgs
+from pinax.library import Library, index_state
+from pinax.manifest import Heading, Manifest, Page
+from pinax.search import index_cache, semantic
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Tools
+from tests.cli.test_cli import pinax
+
+TITLES = [
+    "Sending email",
+    "Database transactions",
+    "Caching framework",
+    "Pagination",
+    "Time zones",
+    "Logging",
+    "Authentication",
+    "File uploads",
+]
+
+
+def example(outlines: dict[str, list[str]] | None = None) -> Manifest:
+    outlines = outlines or {}
+    pages = tuple(
+        Page(
+            url=f"https://docs.example.com/{title.lower().replace(' ', '-')}",
+            title=title,
+            section="/",
+            outline=tuple(
+                Heading(2, h, h.lower().replace(" ", "-")) for h in outlines.get(title, [])
+            ),
+        )
+        for title in TITLES
+    )
+    return Manifest(name="example", url="https://docs.example.com", title="Example", pages=pages)
+
+
+def write(manifest: Manifest, folder: Path) -> Path:
+    pages = [
+        {
+            "url": p.url,
+            "title": p.title,
+            "outline": [
+                {"level": h.level, "title": h.title, "anchor": h.anchor} for h in p.outline
+            ],
+        }
+        for p in manifest.pages
+    ]
+    path = folder / "example.json"
+    path.write_text(
+        json.dumps(
+            {"pinax_manifest": 1, "name": manifest.name, "url": manifest.url, "pages": pages}
+        )
+    )
+    return path
+
+
+@pytest.fixture
+def fresh_model() -> Iterator[None]:
+    """The model loaded anew by the test, and again by whatever runs after it."""
+    semantic.forget()
+    yield
+    semantic.forget()
+
+
+def test_the_shipped_model_loads_and_embeds_without_the_network(
+    monkeypatch: pytest.MonkeyPatch, fresh_model: None
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"network touched: {args}")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket.socket, "connect_ex", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    model = semantic.model()
+    assert model is not None
+    vectors = model.embed(["Skipping re-rendering when props are unchanged", "Sending email", ""])
+    query = semantic.query_vector("stop a component from re-rendering")
+    assert query is not None and abs(float(query @ query) - 1.0) < 1e-5
+    assert vectors[0] @ query > vectors[1] @ query + 0.2
+    assert not vectors[2].any()  # no token, no direction
+    library = Library([example()])  # an index built with its vectors, offline too
+    assert library.search("login password", 3).hits[0].title == "Authentication"
+
+
+def test_the_weights_are_read_as_the_wheel_ships_them(fresh_model: None) -> None:
+    """The memory-mapped matrix is the safetensors file's, as its own reader gives it."""
+    from safetensors.numpy import load_file
+
+    folder = semantic.model_folder()
+    assert folder is not None
+    expected = load_file(str(folder / semantic.WEIGHTS))["embedding.weight"]
+    model = semantic.model()
+    assert model is not None
+    assert model.vectors.shape == (32000, semantic.DIMS)
+    assert np.array_equal(model.vectors, expected)
+    ids = model.tokenizer.encode("useEffect cleanup", add_special_tokens=False).ids
+    mean = expected[ids].astype(np.float32).mean(axis=0)
+    assert np.allclose(
+        model.embed(["useEffect cleanup"])[0], mean / np.linalg.norm(mean), atol=1e-6
+    )
+
+
+def test_meaning_rescues_a_query_that_shares_no_word() -> None:
+    library = Library([example()])
+    assert library.search("login password", 3, embedding_weight=0).hits == []
+    hits = library.search("login password", 3).hits
+    assert hits[0].title == "Authentication"  # the closest title first
+    assert all(h.confidence == "low" and 0 < h.score < 0.2 for h in hits)
+    # Gibberish is close to nothing: no page stands in for it.
+    assert library.search("zzqx blorp", 3).hits == []
+    # Words found something: nothing is added to it.
+    assert [h.title for h in library.search("logging", 3).hits] == ["Logging"]
+
+
+def test_meaning_reorders_candidates_and_names_the_heading(tmp_path: Path) -> None:
+    outlines = {
+        "Caching framework": ["Setting up the cache", "Cache versioning"],
+        "Logging": ["Configuring logging", "Sending log records by email"],
+        "Sending email": ["Quick example", "Preventing header injection"],
+    }
+    tools = Tools.open([write(example(outlines), tmp_path)], cache_dir=tmp_path / "cache")
+    words = tools.search_pages("email", explain=True, embedding_weight=0)["results"]
+    both = tools.search_pages("email", explain=True)["results"]
+    assert {r["title"] for r in words} == {r["title"] for r in both}
+    assert "embedding" not in words[0]["explain"]
+    for row in both:
+        parts = row["explain"]
+        blended = LEXICAL_WEIGHT * parts["lexical"] + EMBEDDING_WEIGHT * parts["embedding"]
+        assert row["score"] == pytest.approx(blended, abs=1e-3)  # the defaults add up to 1
+        assert parts["weights"] == {"lexical": LEXICAL_WEIGHT, "embedding": EMBEDDING_WEIGHT}
+    meaning = tools.search_pages("email", lexical_weight=0, embedding_weight=1)["results"]
+    scores = [r["score"] for r in meaning]
+    assert scores == sorted(scores, reverse=True) and all(0 <= s <= 1 for s in scores)
+    # Words name no heading of "Caching framework" for this query; meaning does.
+    named = tools.search_pages("cache versions")["results"][0]
+    assert (named["title"], named.get("heading")) == ("Caching framework", "Cache versioning")
+    assert named["anchor"] == "cache-versioning"
+
+
+def test_meaning_reads_the_query_as_words_corrected_it() -> None:
+    """A misspelt word is embedded as the word search corrected it to, not as typed."""
+    library = Library([example()])
+    typed = library.search("cachng framwork", 3, explain=True)
+    assert typed.also_matched == {"cachng": ["caching"], "framwork": ["framework"]}
+    clean = library.search("caching framework", 3, explain=True)
+    assert typed.hits[0].title == clean.hits[0].title == "Caching framework"
+    assert typed.hits[0].explain["embedding"] == clean.hits[0].explain["embedding"]
+    corrected = semantic.query_vector(
+        "cachng framwork", {"cachng": "caching", "framwork": "framework"}
+    )
+    as_typed = semantic.query_vector("cachng framwork")
+    assert corrected is not None and as_typed is not None
+    assert np.allclose(corrected, semantic.query_vector("caching framework"))
+    assert not np.allclose(corrected, as_typed)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"lexical_weight": 1.5}, "lexical_weight must be between 0 and 1"),
+        ({"embedding_weight": -0.1}, "embedding_weight must be between 0 and 1"),
+        ({"embedding_weight": "lots"}, "embedding_weight must be a number"),
+        ({"lexical_weight": 0, "embedding_weight": 0}, "both 0"),
+    ],
+)
+def test_weights_outside_their_range_are_invalid_args(arguments: dict, message: str) -> None:
+    tools = Tools(Library([example()]))
+    with pytest.raises(InvalidArgs, match=message):
+        tools.search_pages("email", **arguments)
+
+
+@pytest.mark.parametrize("broken", ["missing", "truncated"])
+def test_a_missing_or_broken_model_leaves_word_search_and_one_warning(
+    broken: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    fresh_model: None,
+) -> None:
+    folder = semantic.model_folder()
+    assert folder is not None
+    if broken == "truncated":
+        (tmp_path / "weights").mkdir()
+        (tmp_path / "tokenizers").mkdir()
+        shutil.copy(folder / semantic.TOKENIZER, tmp_path / semantic.TOKENIZER)
+        data = (folder / semantic.WEIGHTS).read_bytes()
+        (tmp_path / semantic.WEIGHTS).write_bytes(data[: len(data) // 2])
+    monkeypatch.setattr(semantic, "model_folder", lambda: tmp_path)
+    caplog.set_level(logging.WARNING, logger="pinax")
+    library = Library([example()])
+    for query in ("email", "login password", "time zones"):
+        hits = library.search(query, 5).hits
+        lexical = library.search(query, 5, embedding_weight=0).hits
+        assert hits == lexical
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "search by meaning is off" in warnings[0].getMessage()
+    assert library.all()[0].index.vectors is None
+
+
+def test_the_cli_takes_the_weights(tmp_path: Path) -> None:
+    path = str(write(example(), tmp_path))
+    cache = ("--cache-dir", str(tmp_path / "cache"))
+    found = pinax("search", "--docs", path, *cache, "--json", "login password")
+    assert json.loads(found.stdout)["results"][0]["title"] == "Authentication"
+    words = pinax(
+        "search", "--docs", path, *cache, "--json", "--embedding-weight", "0", "login password"
+    )
+    assert json.loads(words.stdout)["results"] == []
+    explained = pinax("search", "--docs", path, *cache, "--explain", "email")
+    assert "meaning" in explained.stdout and f"x{EMBEDDING_WEIGHT}" in explained.stdout
+    bad = pinax("search", "--docs", path, *cache, "--lexical-weight", "2", "email")
+    assert bad.returncode == 2 and "--lexical-weight must be between 0 and 1" in bad.stderr
+    off = pinax("serve", "--docs", path, *cache, "--lexical-weight", "0", "--embedding-weight", "0")
+    assert off.returncode == 2 and "both 0" in off.stderr
+
+
+@pytest.mark.anyio
+async def test_an_mcp_client_sets_the_weights_and_serve_its_defaults(tmp_path: Path) -> None:
+    path = write(example(), tmp_path)
+
+    def server(*extra: str) -> StdioServerParameters:
+        return StdioServerParameters(
+            command=sys.executable,
+            args=[
+                "-m",
+                "pinax",
+                "serve",
+                "--docs",
+                str(path),
+                "--cache-dir",
+                str(tmp_path),
+                *extra,
+            ],
+            env={"PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        )
+
+    async with Client(server()) as client:
+        found = await client.call_tool("search_pages", {"query": "login password"})
+        assert found.structured_content["results"][0]["title"] == "Authentication"
+        off = await client.call_tool(
+            "search_pages", {"query": "login password", "embedding_weight": 0}
+        )
+        assert off.structured_content["results"] == []
+        bad = await client.call_tool("search_pages", {"query": "email", "lexical_weight": 3})
+        assert bad.is_error and "lexical_weight must be between 0 and 1" in bad.content[0].text
+    async with Client(server("--embedding-weight", "0")) as client:
+        found = await client.call_tool("search_pages", {"query": "login password"})
+        assert found.structured_content["results"] == []
+
+
+def test_the_index_store_keeps_the_vectors_and_is_keyed_by_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_model: None
+) -> None:
+    path = write(example({"Logging": ["Configuring logging"]}), tmp_path)
+    folder = tmp_path / "indexes"
+    built = Library.load([path], index_dir=folder)
+    mapped = Library.load([path], index_dir=folder)  # the saved file, memory-mapped
+    assert mapped.all()[0].index_file is not None
+    for library in (built, mapped):
+        assert library.search("login password", 3).hits[0].title == "Authentication"
+    with_model = index_cache(folder).version
+    monkeypatch.setattr(semantic, "model_folder", lambda: None)
+    assert index_cache(folder).version != with_model  # installing the model re-indexes
+    assert index_state(path, folder) == "stale"

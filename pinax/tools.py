@@ -301,6 +301,11 @@ class Tools:
         if known is None and "#" in text:  # a link to a heading: the page, at that section
             text, _, fragment = text.partition("#")
             known = self.library.find_page(text)
+        if known is None and (folder := self._served_folder(text)) is not None:
+            # A page of a served docs folder that is not (or no longer) there: never fetched.
+            similar = self.library.similar_urls(text)
+            hint = f" (did you mean {', '.join(similar)}?)" if similar else ""
+            raise NotFound(f"no page at {text} in the docs folder {folder!r}{hint}")
         try:
             page = await self.reader.read(
                 text,
@@ -336,6 +341,19 @@ class Tools:
             hint = did_you_mean(heading or "", exc.choices)
             hint = hint or "; call get_page without a section to see the page's outline"
             raise NotFound(exc.message + hint) from None
+
+    def _served_folder(self, url: str) -> str | None:
+        """The name of the served docs folder whose site `url` lies in, if any."""
+        files = self.reader.files if self.reader is not None else None
+        if files is None or not files.pages:
+            return None
+        if {".", ".."} & set(unquote(urlsplit(url).path).split("/")):
+            return None  # a path that climbs out: refused as not a page of the folder
+
+        for docs in self.library.all():
+            if url.startswith(docs.url) and len(docs.pages) and docs.pages.url(0) in files:
+                return docs.name
+        return None
 
     def _ttl(self, url: str, docs: Docs | None) -> float | None:
         """The freshness of a page: its manifest's TTL, if one was set."""

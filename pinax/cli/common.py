@@ -87,11 +87,58 @@ LayoutOption = Annotated[
     typer.Option(
         "--layout",
         metavar="GENERATOR",
-        help="A docs folder's generator, for its pages' URLs under --url: mkdocs, "
-        "docusaurus, hugo, sphinx or plain [default: from its config file, else plain].",
+        help="A docs folder's generator: vitepress, mkdocs, docusaurus, hugo, sphinx, "
+        "starlight, mdbook, mintlify, or plain (the files as they are) [default: the one "
+        "whose config file the folder holds, else plain].",
         show_default=False,
     ),
 ]
+DocsFolderOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--docs-folder",
+        metavar="DIR",
+        help="A folder of documentation sources, whatever JSON files it holds (as --docs "
+        "dir:DIR). Repeatable.",
+        show_default=False,
+    ),
+]
+IncludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include",
+        metavar="GLOB",
+        help="Keep only a docs folder's pages whose path matches this glob; one without '/' "
+        "matches a name at any depth (repeatable).",
+        show_default=False,
+    ),
+]
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Leave out a docs folder's pages whose path matches this glob; one without '/' "
+        "matches a name at any depth (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class FolderOptions:
+    """How the command's docs folders are built: generator, --include, --exclude."""
+
+    layout: str | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+def with_docs_folders(docs: list[str] | None, docs_folder: list[str] | None) -> list[str]:
+    """The --docs arguments with each --docs-folder as `dir:DIR`."""
+    return [*(docs or ()), *(f"dir:{d}" for d in docs_folder or ())]
+
+
 HeaderOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -362,6 +409,7 @@ def open_tools(
     contents: dict[str, Path] | None = None,
     folders: Any = None,
     credentials: Any = None,
+    folder_options: FolderOptions | None = None,
     cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
@@ -374,7 +422,7 @@ def open_tools(
     default, per_docs = parse_ttls(ttl or [])
     if folders is None:  # else `docs` are the other sources, split from the folders already
         docs, folder_paths = split_docs(docs)
-        folders = DocsFolders(folder_paths, site_url)
+        folders = DocsFolders(folder_paths, site_url, options=folder_options)
     built = folders.build() if folders else []
     sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)
     for missing in sources.unavailable:
@@ -410,6 +458,7 @@ def load_tools(
     need_docs: bool = True,
     contents: dict[str, Path] | None = None,
     credentials: Any = None,
+    folder_options: FolderOptions | None = None,
     cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
@@ -426,6 +475,7 @@ def load_tools(
             site_url,
             credentials=credentials,
             contents=contents,
+            folder_options=folder_options,
             cache_redis=cache_redis,
         )
     except PinaxError as exc:

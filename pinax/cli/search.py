@@ -13,11 +13,16 @@ from pinax.cli.common import (
     CacheDirOption,
     ContentOption,
     ContentWeightOption,
-    DocsOption,
+    DocsFolderOption,
     EmbeddingWeightOption,
+    ExcludeOption,
+    FolderOptions,
+    IncludeOption,
     JsonOption,
+    LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
+    OptionalDocsOption,
     SiteUrlOption,
     fail,
     fail_on,
@@ -30,12 +35,13 @@ from pinax.cli.common import (
     shown,
     warn,
     weights_or_fail,
+    with_docs_folders,
 )
 from pinax.errors import PinaxError
 
 
 def search(
-    docs: DocsOption,
+    docs: OptionalDocsOption = None,
     query: Annotated[
         str | None,
         typer.Argument(
@@ -65,6 +71,10 @@ def search(
     cache_dir: CacheDirOption = None,
     allow_private: AllowPrivateOption = None,
     site_url: SiteUrlOption = None,
+    docs_folder: DocsFolderOption = None,
+    layout: LayoutOption = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Search the manifests from the shell, as the search_pages tool does."""
@@ -72,7 +82,16 @@ def search(
     setup_logging(log_level)
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)
     contents = parse_contents(content)
-    tools = load_tools(docs, cache_dir, None, allow_private, False, site_url, contents=contents)
+    tools = load_tools(
+        with_docs_folders(docs, docs_folder),
+        cache_dir,
+        None,
+        allow_private,
+        False,
+        site_url,
+        contents=contents,
+        folder_options=FolderOptions(layout, tuple(include or ()), tuple(exclude or ())),
+    )
     tools.library.load_contents()  # a bad content file is warned about, not fatal
     for entry in tools.library.describe():
         if entry.get("content", {}).get("state") == "unavailable":

@@ -13,13 +13,17 @@ from pinax.cli.common import (
     CacheRedisOption,
     ContentOption,
     ContentWeightOption,
-    DocsOption,
+    DocsFolderOption,
     EmbeddingWeightOption,
+    ExcludeOption,
+    FolderOptions,
     HeaderOption,
     HeadersFileOption,
+    IncludeOption,
     LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
+    OptionalDocsOption,
     SiteUrlOption,
     TtlOption,
     credentials_or_fail,
@@ -31,6 +35,7 @@ from pinax.cli.common import (
     setup_logging,
     warn,
     weights_or_fail,
+    with_docs_folders,
 )
 from pinax.errors import PinaxError
 
@@ -43,7 +48,10 @@ def port_in_range(value: int) -> int:
 
 
 def serve(
-    docs: DocsOption,
+    docs: OptionalDocsOption = None,
+    docs_folder: DocsFolderOption = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
@@ -147,13 +155,15 @@ def serve(
     )
     if http and (problem := settings.problem()):
         fail(problem)
-    if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
+    docs = with_docs_folders(docs, docs_folder)
+    folder_options = FolderOptions(layout, tuple(include or ()), tuple(exclude or ()))
+    if docs and (watch or any(_is_folder(arg) for arg in docs)):
         from pinax.cli.folders import DocsFolders, split_docs
         from pinax.server import LiveTools, one_generation, settle_after_reload
 
         try:
             others, folder_paths = split_docs(docs)
-            folders = DocsFolders(folder_paths, site_url, layout)
+            folders = DocsFolders(folder_paths, site_url, options=folder_options)
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(
@@ -186,6 +196,7 @@ def serve(
             need_docs=False,
             contents=contents,
             credentials=credentials,
+            folder_options=folder_options,
             cache_redis=cache_redis,
         )
         weighted(tools, weights)
@@ -207,6 +218,10 @@ def serve(
         return
     typer.echo(f"pinax: {start_line(getattr(tools, 'tools', tools))}", err=True)
     serve_http(server, settings, log_level)
+
+
+def _is_folder(arg: str) -> bool:
+    return arg.startswith("dir:") or Path(arg).is_dir()
 
 
 def weighted(tools: Any, weights: tuple[float, float, float]) -> Any:

@@ -231,7 +231,7 @@ def test_gitignore_matching() -> None:
 
 def test_a_docs_folder_is_told_from_a_folder_of_manifests(tmp_path: Path) -> None:
     (tmp_path / "manifests").mkdir()
-    (tmp_path / "manifests" / "a.json").write_text("{}")
+    (tmp_path / "manifests" / "a.json").write_text('{"pinax_manifest": 1}')
     (tmp_path / "empty").mkdir()
     (tmp_path / "site" / "docs").mkdir(parents=True)
     (tmp_path / "site" / "_category_.json").write_text("{}")  # Docusaurus', not a manifest

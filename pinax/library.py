@@ -26,7 +26,7 @@ from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_
 
 from pinax import manifest as manifest_io
 from pinax import versions
-from pinax.errors import InvalidArgs, ManifestError, NotFound
+from pinax.errors import InvalidArgs, ManifestError, NotFound, VersionNotLoaded
 from pinax.manifest import Manifest, Page, PageText, companion_path
 from pinax.search import (
     RANKING,
@@ -235,7 +235,7 @@ class Library:
                 message = versions.refusal(name, asked, loaded)
                 if len(versioned) < len(same):
                     message += f" (and a copy of {name} that states no version)"
-                raise NotFound(message)
+                raise VersionNotLoaded(message)
             found = next(d for d in versioned if d.version == chosen.text)
             said = {"version": found.version}
             if len(same) > 1:

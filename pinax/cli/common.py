@@ -29,6 +29,16 @@ OptionalDocsOption = Annotated[
     list[str] | None,
     typer.Option("--docs", "-d", metavar="SOURCE", help=DOCS_HELP, show_default=False),
 ]
+ProjectOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--project",
+        metavar="DIR",
+        help="A project folder: its dependencies, at the versions it uses (installed, "
+        "locked, declared), are what a search naming no docs covers. Repeat for several.",
+        show_default=False,
+    ),
+]
 CacheDirOption = Annotated[
     Path | None,
     typer.Option(
@@ -411,3 +421,16 @@ def parse_duration(text: str, option: str) -> float:
     if not 0 <= number < float("inf"):
         fail(f"{option}: {text!r} must be a duration of 0 or more")
     return number
+
+
+def use_projects(tools: Any, folders: list[Path] | None) -> None:
+    """Make the project folders' dependencies the default scope (a folder that is not one
+    exits 2); each project file that cannot be read is a warning naming it."""
+    if not folders:
+        return
+    for folder in folders:
+        if not Path(folder).is_dir():
+            fail(f"--project {folder}: not a folder")
+    tools.use_project_folders(folders)
+    for warning in tools.project_warnings():
+        warn(warning)

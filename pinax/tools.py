@@ -597,3 +597,22 @@ def _section(value: Any) -> str:
             f"section must be a URL path starting with '/', e.g. '/api' (got {text!r})"
         )
     return text
+
+
+def project_report(
+    folders: Iterable[str | Path],
+    loaded: Iterable[tuple[str, str | None, Sequence[str] | None]],
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """What `pinax doctor --project` says of each project folder against the loaded docs
+    (name, version, packages; `[]` for a folder served from disk): lines, and the data."""
+    from pinax.project import Loaded, doctor_lines, read_project, scope_for
+
+    manifests = [Loaded(*entry) for entry in loaded]
+    lines: list[str] = []
+    data: list[dict[str, Any]] = []
+    for folder in folders:
+        project = read_project(folder)
+        scope = scope_for(project.dependencies.values(), manifests)
+        lines.extend(doctor_lines(project, scope))
+        data.append({**project.to_dict(), "scope": scope.to_dict()})
+    return lines, data

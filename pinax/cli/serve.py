@@ -20,6 +20,7 @@ from pinax.cli.common import (
     LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
+    ProjectOption,
     SiteUrlOption,
     TtlOption,
     credentials_or_fail,
@@ -29,6 +30,7 @@ from pinax.cli.common import (
     parse_contents,
     plural,
     setup_logging,
+    use_projects,
     warn,
     weights_or_fail,
 )
@@ -37,6 +39,7 @@ from pinax.errors import PinaxError
 
 def serve(
     docs: DocsOption,
+    project: ProjectOption = None,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
@@ -143,19 +146,22 @@ def serve(
             others, folder_paths = split_docs(docs)
             folders = DocsFolders(folder_paths, site_url, layout)
             tools: Any = LiveTools(
-                lambda: weighted(
-                    open_tools(
-                        one_generation(others),  # resolved at each load: one generation
-                        cache_dir,
-                        ttl,
-                        allow_private,
-                        site_url=site_url,
-                        folders=folders,
-                        credentials=credentials,
-                        contents=contents,
-                        cache_redis=cache_redis,
+                lambda: projected(
+                    weighted(
+                        open_tools(
+                            one_generation(others),  # resolved at each load: one generation
+                            cache_dir,
+                            ttl,
+                            allow_private,
+                            site_url=site_url,
+                            folders=folders,
+                            credentials=credentials,
+                            contents=contents,
+                            cache_redis=cache_redis,
+                        ),
+                        weights,
                     ),
-                    weights,
+                    project,
                 ),
                 [Path(arg) for arg in others],
                 watch_interval if watch_interval is not None else 0.25 if folders else 1.0,
@@ -176,7 +182,7 @@ def serve(
             credentials=credentials,
             cache_redis=cache_redis,
         )
-        weighted(tools, weights)
+        projected(weighted(tools, weights), project)
     from pinax.server import create_server, settle, share_the_gil
 
     # What is loaded now, and what warming up adds, lives as long as the server: both are
@@ -195,6 +201,12 @@ def serve(
         return
     typer.echo(f"pinax: {start_line(getattr(tools, 'tools', tools))}", err=True)
     serve_http(server, settings, log_level)
+
+
+def projected(tools: Any, projects: list[Path] | None) -> Any:
+    """The tools with the projects' dependencies as the default scope (at every reload)."""
+    use_projects(tools, projects)
+    return tools
 
 
 def weighted(tools: Any, weights: tuple[float, float, float]) -> Any:

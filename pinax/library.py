@@ -217,9 +217,11 @@ class Library:
         loaded ones (never another version, never an unversioned copy); without a version,
         its highest. No name: the `scope` given (identities), else every library at its
         highest version. `said` is what the answer tells about it."""
-        if name is None:
-            if version is not None:
+        if name is None and version is not None:
+            if len(self.libraries) != 1:  # one library loaded: the version can only be its
                 raise InvalidArgs("version needs docs: the library it is a version of")
+            name = self.libraries[0]
+        if name is None:
             if scope is not None:
                 return Chosen([self._docs[identity(*pair)] for pair in scope], {})
             return self._highest_each()

@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -62,6 +63,9 @@ INDEX_FOLDER = "indexes"  # the on-disk search indexes, inside the cache folder
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _INTEGER = re.compile(r"-?[0-9]+")
+# The scope of the call being answered when its client's MCP roots gave one (set by the
+# server around a call; None: the tools' own `scope`).
+CALL_SCOPE: ContextVar[Scope | None] = ContextVar("pinax_call_scope", default=None)
 
 
 class Tools:
@@ -219,10 +223,30 @@ class Tools:
         projects' scope, else every library at its highest version."""
         name = _docs_name(docs)
         asked = _version(version)
-        if name is None and asked is None and self.scope is not None:
-            chosen = self.library.choose(None, scope=self.scope.docs)
-            return Chosen(chosen.docs, {"scope": self.scope.to_dict()})
+        scope = CALL_SCOPE.get() or self.scope
+        if name is None and asked is None and scope is not None:
+            chosen = self.library.choose(None, scope=scope.docs)
+            return Chosen(chosen.docs, {"scope": scope.to_dict()})
         return self.library.choose(name, asked)
+
+    def scope_with_roots(self, uris: Iterable[object]) -> tuple[Scope | None, list[str]]:
+        """The scope of a client whose MCP roots are `uris`: its root folders are projects
+        beside those the server was started with. Also a warning per root skipped or file
+        that could not be read."""
+        from pinax.project import Loaded, folders_from_roots, read_project, scope_for
+
+        folders, warnings = folders_from_roots(uris)
+        projects = [*self.projects, *(read_project(folder) for folder in folders)]
+        warnings += [w for project in projects[len(self.projects) :] for w in project.warnings]
+        if not projects:
+            return None, warnings
+        names = set(self.folder_names)
+        loaded = [
+            Loaded(d.name, d.version, [] if d.name in names else d.packages)
+            for d in self.library.all()
+        ]
+        dependencies = [dep for p in projects for dep in p.dependencies.values()]
+        return scope_for(dependencies, loaded), warnings
 
     def list_docs(self) -> dict[str, Any]:
         answer: dict[str, Any] = {"docs": self.library.describe()}

@@ -231,6 +231,10 @@ def start_line(tools: Any) -> str:
     docs = tools.library.describe()
     if not docs:
         warn("no documentation sets loaded: the server has nothing to search")
-    listed = ", ".join(f"{d['name']} ({plural(d['pages'], 'page')})" for d in docs)
+    listed = ", ".join(
+        f"{d['name']}{'@' + d['version'] if d.get('version') else ''} "
+        f"({plural(d['pages'], 'page')})"
+        for d in docs
+    )
     what = plural(len(docs), "documentation set") + (f": {listed}" if listed else "")
     return f"pinax {__version__} serving {what}"

@@ -82,6 +82,8 @@ def test_two_ways_of_asking_must_agree_and_a_bad_version_is_invalid(library) -> 
         library.choose("django", "5 2")
     with pytest.raises(InvalidArgs, match="version needs docs"):
         library.choose(None, "5.2")
+    alone = Library([_docs("django", "4.2", ["Models"]), _docs("django", "5.2", ["Models"])])
+    assert alone.choose(None, "4.2").said == {"version": "4.2", "versions": ["4.2", "5.2"]}
 
 
 def test_an_unknown_library_still_gets_did_you_mean(library) -> None:

@@ -159,7 +159,7 @@ class Tools:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
             tools = cls(library, None, ttls, unavailable=unavailable)
-            tools.folder_names = [m.name for m, _ in folders]
+            tools.folder_names = [m.name for m, _ in folders if m.packages is None]
             return tools
         addresses = AddressPolicy.from_env(allow_private)  # a bad network stops start-up
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
@@ -177,7 +177,7 @@ class Tools:
             return PageReader(policy, cache, files=files, credentials=credentials, shared=shared)
 
         tools = cls(library, None, ttls, make_reader, unavailable)
-        tools.folder_names = [m.name for m, _ in folders]
+        tools.folder_names = [m.name for m, _ in folders if m.packages is None]
         return tools
 
     def use_projects(self, projects: Sequence[Project], served: Iterable[str] = ()) -> None:
@@ -640,3 +640,17 @@ def project_report(
         lines.extend(doctor_lines(project, scope))
         data.append({**project.to_dict(), "scope": scope.to_dict()})
     return lines, data
+
+
+def shipped_docs(folders: Iterable[str | Path]) -> list[tuple[Path, str, str, list[str]]]:
+    """The docs the projects' installed packages ship (`node_modules/next/dist/docs`), each
+    as (folder, name, installed version, packages): served as `next@16.2.0`."""
+    from pinax.project import read_project
+
+    found = []
+    for folder in folders:
+        for shipped in read_project(folder).shipped:
+            package = shipped.package
+            name = package.name.rsplit("/", 1)[-1]
+            found.append((shipped.path, name, shipped.version.text, [str(package)]))
+    return found

@@ -323,6 +323,7 @@ def open_tools(
     folders: Any = None,
     credentials: Any = None,
     cache_redis: str | None = None,
+    labels: Any = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
@@ -334,7 +335,7 @@ def open_tools(
     default, per_docs = parse_ttls(ttl or [])
     if folders is None:  # else `docs` are the other sources, split from the folders already
         docs, folder_paths = split_docs(docs)
-        folders = DocsFolders(folder_paths, site_url)
+        folders = DocsFolders(folder_paths, site_url, labels=labels)
     built = folders.build() if folders else []
     sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)
     for missing in sources.unavailable:
@@ -371,6 +372,7 @@ def load_tools(
     contents: dict[str, Path] | None = None,
     credentials: Any = None,
     cache_redis: str | None = None,
+    labels: Any = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -387,6 +389,7 @@ def load_tools(
             credentials=credentials,
             contents=contents,
             cache_redis=cache_redis,
+            labels=labels,
         )
     except PinaxError as exc:
         fail(exc.message)
@@ -434,3 +437,21 @@ def use_projects(tools: Any, folders: list[Path] | None) -> None:
     tools.use_project_folders(folders)
     for warning in tools.project_warnings():
         warn(warning)
+
+
+def shipped_docs(
+    docs: list[str] | None, folders: list[Path] | None
+) -> tuple[list[str], dict[Path, tuple[str, str, list[str]]]]:
+    """`--docs` with the docs the projects' installed packages ship added (each labelled with
+    its package and installed version), said on stderr."""
+    docs = list(docs or [])
+    if not folders:
+        return docs, {}
+    from pinax.tools import shipped_docs as found_in
+
+    labels = {}
+    for path, name, version, packages in found_in([f for f in folders if Path(f).is_dir()]):
+        warn(f"serving the docs {packages[0]} {version} ships: {path}")
+        docs.append(str(path))
+        labels[path] = (name, version, packages)
+    return docs, labels

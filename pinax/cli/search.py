@@ -13,11 +13,11 @@ from pinax.cli.common import (
     CacheDirOption,
     ContentOption,
     ContentWeightOption,
-    DocsOption,
     EmbeddingWeightOption,
     JsonOption,
     LexicalWeightOption,
     LogLevelOption,
+    OptionalDocsOption,
     ProjectOption,
     SiteUrlOption,
     fail,
@@ -26,6 +26,7 @@ from pinax.cli.common import (
     safe,
     safe_json,
     setup_logging,
+    shipped_docs,
     use_projects,
     warn,
     weights_or_fail,
@@ -34,7 +35,7 @@ from pinax.errors import PinaxError, VersionNotLoaded
 
 
 def search(
-    docs: DocsOption,
+    docs: OptionalDocsOption = None,
     query: Annotated[
         str | None,
         typer.Argument(
@@ -83,7 +84,10 @@ def search(
     setup_logging(log_level)
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)
     contents = parse_contents(content)
-    tools = load_tools(docs, cache_dir, None, allow_private, False, site_url, contents=contents)
+    docs, labels = shipped_docs(docs, project)
+    tools = load_tools(
+        docs, cache_dir, None, allow_private, False, site_url, contents=contents, labels=labels
+    )
     tools.library.load_contents()  # a bad content file is warned about, not fatal
     use_projects(tools, project)
     for entry in tools.library.describe():

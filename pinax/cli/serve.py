@@ -13,13 +13,13 @@ from pinax.cli.common import (
     CacheRedisOption,
     ContentOption,
     ContentWeightOption,
-    DocsOption,
     EmbeddingWeightOption,
     HeaderOption,
     HeadersFileOption,
     LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
+    OptionalDocsOption,
     ProjectOption,
     SiteUrlOption,
     TtlOption,
@@ -30,6 +30,7 @@ from pinax.cli.common import (
     parse_contents,
     plural,
     setup_logging,
+    shipped_docs,
     use_projects,
     warn,
     weights_or_fail,
@@ -38,7 +39,7 @@ from pinax.errors import PinaxError
 
 
 def serve(
-    docs: DocsOption,
+    docs: OptionalDocsOption = None,
     project: ProjectOption = None,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
@@ -125,6 +126,7 @@ def serve(
     from pinax.server import HttpSettings
 
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)  # the defaults
+    docs, labels = shipped_docs(docs, project)
     contents = parse_contents(content)
     credentials = credentials_or_fail(header, headers_file)
     settings = HttpSettings(
@@ -144,7 +146,7 @@ def serve(
 
         try:
             others, folder_paths = split_docs(docs)
-            folders = DocsFolders(folder_paths, site_url, layout)
+            folders = DocsFolders(folder_paths, site_url, layout, labels)
             tools: Any = LiveTools(
                 lambda: projected(
                     weighted(
@@ -181,6 +183,7 @@ def serve(
             contents=contents,
             credentials=credentials,
             cache_redis=cache_redis,
+            labels=labels,
         )
         projected(weighted(tools, weights), project)
     from pinax.server import create_server, settle, share_the_gil

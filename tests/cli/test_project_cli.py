@@ -41,3 +41,31 @@ def test_doctor_and_search_with_a_project(tmp_path: Path) -> None:
     assert {r["version"] for r in answer["results"]} == {"4.2"}
     missing = run_pinax("search", *docs, *cache, "--project", str(tmp_path / "nope"), "models")
     assert missing.returncode == 2 and "not a folder" in missing.stderr
+
+
+def test_docs_a_package_ships_are_served_at_its_installed_version(tmp_path: Path) -> None:
+    """The real Next.js 16.2.0 package docs in node_modules: no --docs, `next@16.2.0`."""
+    import shutil
+    import tarfile
+
+    from tests.conftest import shared_path
+
+    archive = shared_path("corpora", "versions", "next-16.2.0-docs.tar.gz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path / "src", filter="data")
+    installed = tmp_path / "app" / "node_modules" / "next"
+    (installed / "dist").mkdir(parents=True)
+    shutil.copy(tmp_path / "src" / "next-16.2.0" / "package.json", installed / "package.json")
+    shutil.copytree(tmp_path / "src" / "next-16.2.0" / "docs", installed / "dist" / "docs")
+    (tmp_path / "app" / "package.json").write_text('{"dependencies": {"next": "^16.0.0"}}')
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    found = run_pinax(
+        "search", "--project", str(tmp_path / "app"), *cache, "--json", "installation"
+    )
+    assert found.returncode == 0, found.stderr
+    answer = json.loads(found.stdout)
+    assert answer["scope"]["project"] == ["next@16.2.0"]
+    assert answer["results"] and {r["version"] for r in answer["results"]} == {"16.2.0"}
+    assert "installation" in answer["results"][0]["url"]
+    none = run_pinax("search", *cache, "installation")
+    assert none.returncode == 2 and "--docs" in none.stderr

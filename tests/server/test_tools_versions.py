@@ -130,3 +130,16 @@ def test_the_cli_refuses_with_exit_2_and_labels_rows(tmp_path: Path) -> None:
     assert "[django@4.2] Index together" in found.stdout
     answer = json.loads(run_pinax("search", *paths, *cache, "--json", "field").stdout)
     assert {r["version"] for r in answer["results"]} == {"5.2"}
+
+
+@pytest.mark.anyio
+async def test_one_resource_per_loaded_version(tools) -> None:
+    from mcp import Client
+
+    from pinax.server import create_server
+
+    async with Client(create_server(tools, warm=False)) as client:
+        uris = [str(r.uri) for r in (await client.list_resources()).resources]
+        assert "pinax://docs/django@4.2" in uris and "pinax://docs/django@5.2" in uris
+        overview = (await client.read_resource("pinax://docs/django@4.2")).contents[0].text
+        assert "of django 4.2" in overview

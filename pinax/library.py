@@ -363,6 +363,19 @@ def identity(name: str, version: str | None) -> str:
     return versions.identity(name, version)
 
 
+def version_arg(value: Any) -> str | None:
+    """A `version` argument as a model or a shell sent it: a string, or None."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # a major version sent as a number
+    if isinstance(value, float):  # 1.20 arrives as 1.2: which was meant is lost
+        raise InvalidArgs(f"version must be a string such as '5.2' (got the number {value!r})")
+    if not isinstance(value, str):
+        raise InvalidArgs(f"version must be a string such as '5.2', got {type(value).__name__}")
+    return value.strip() or None
+
+
 def _asked(name: str, version: str | None) -> tuple[str, versions.Version | None]:
     """`name` or `name@version`, and a separate `version`: the name and the version asked
     (both ways at once must agree)."""

@@ -24,6 +24,7 @@ from pinax.library import (
     Library,
     did_you_mean,
     index_state,
+    version_arg,
 )
 from pinax.manifest import Manifest, Page
 from pinax.pages import (
@@ -183,46 +184,30 @@ class Tools:
     def use_projects(self, projects: Sequence[Project], served: Iterable[str] = ()) -> None:
         """Make the projects' dependencies the default scope of calls that name no docs;
         `served` are the names of docs folders served from disk (always in scope)."""
-        from pinax.project import Loaded, scope_for
+        from pinax.project import scope_of
 
-        folders = set(served) | set(self.folder_names)
         self.projects = list(projects)
-        if not self.projects:
-            self.scope = None
-            return
-        loaded = [
-            Loaded(d.name, d.version, [] if d.name in folders else d.packages)
-            for d in self.library.all()
-        ]
-        dependencies = [dep for p in self.projects for dep in p.dependencies.values()]
-        self.scope = scope_for(dependencies, loaded)
+        self.scope = scope_of(self.projects, self._loaded(), {*served, *self.folder_names})
 
-    def use_project_folders(
-        self, folders: Iterable[str | Path], served: Iterable[str] = ()
-    ) -> None:
-        """Read each project folder (`read_project`: nothing executed, a bad file a warning)
-        and make their dependencies the default scope; the warnings are `project_notes`."""
+    def use_project_folders(self, folders: Iterable[str | Path]) -> None:
+        """Read each project folder (nothing executed, a bad file a warning) and make their
+        dependencies the default scope."""
         from pinax.project import read_project
 
-        self.use_projects([read_project(folder) for folder in folders], served)
+        self.use_projects([read_project(folder) for folder in folders])
 
     def project_warnings(self) -> list[str]:
         """The project files that could not be read, each naming the file."""
         return [warning for project in self.projects for warning in project.warnings]
 
-    def doctor_lines(self) -> list[str]:
-        """What `pinax doctor --project` prints for each project."""
-        from pinax.project import doctor_lines
-
-        if self.scope is None:
-            return []
-        return [line for p in self.projects for line in doctor_lines(p, self.scope)]
+    def _loaded(self) -> list[tuple[str, str | None, Sequence[str] | None]]:
+        return [(d.name, d.version, d.packages) for d in self.library.all()]
 
     def choose(self, docs: Any = None, version: Any = None) -> Chosen:
         """The docs a call covers (see `Library.choose`): named by the caller, else the
         projects' scope, else every library at its highest version."""
         name = _docs_name(docs)
-        asked = _version(version)
+        asked = version_arg(version)
         scope = CALL_SCOPE.get() or self.scope
         if name is None and asked is None and scope is not None:
             chosen = self.library.choose(None, scope=scope.docs)
@@ -230,23 +215,11 @@ class Tools:
         return self.library.choose(name, asked)
 
     def scope_with_roots(self, uris: Iterable[object]) -> tuple[Scope | None, list[str]]:
-        """The scope of a client whose MCP roots are `uris`: its root folders are projects
-        beside those the server was started with. Also a warning per root skipped or file
-        that could not be read."""
-        from pinax.project import Loaded, folders_from_roots, read_project, scope_for
+        """The scope of a client whose MCP roots are `uris` (its folders are projects beside
+        the server's), and a warning per root skipped or file that could not be read."""
+        from pinax.project import with_roots
 
-        folders, warnings = folders_from_roots(uris)
-        projects = [*self.projects, *(read_project(folder) for folder in folders)]
-        warnings += [w for project in projects[len(self.projects) :] for w in project.warnings]
-        if not projects:
-            return None, warnings
-        names = set(self.folder_names)
-        loaded = [
-            Loaded(d.name, d.version, [] if d.name in names else d.packages)
-            for d in self.library.all()
-        ]
-        dependencies = [dep for p in projects for dep in p.dependencies.values()]
-        return scope_for(dependencies, loaded), warnings
+        return with_roots(self.projects, uris, self._loaded(), self.folder_names)
 
     def list_docs(self) -> dict[str, Any]:
         answer: dict[str, Any] = {"docs": self.library.describe()}
@@ -589,18 +562,6 @@ def _labelled(docs: Docs | None, page: dict[str, Any]) -> dict[str, Any]:
     return page
 
 
-def _version(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)  # a major version sent as a number
-    if isinstance(value, float):  # 1.20 arrives as 1.2: which was meant is lost
-        raise InvalidArgs(f"version must be a string such as '5.2' (got the number {value!r})")
-    if not isinstance(value, str):
-        raise InvalidArgs(f"version must be a string such as '5.2', got {_kind(value)}")
-    return value.strip() or None
-
-
 def _docs_name(value: Any) -> str | None:
     if value is None:
         return None
@@ -624,33 +585,16 @@ def _section(value: Any) -> str:
 
 
 def project_report(
-    folders: Iterable[str | Path],
-    loaded: Iterable[tuple[str, str | None, Sequence[str] | None]],
+    folders: Iterable[str | Path], loaded: Iterable[tuple[str, str | None, Any]]
 ) -> tuple[list[str], list[dict[str, Any]]]:
-    """What `pinax doctor --project` says of each project folder against the loaded docs
-    (name, version, packages; `[]` for a folder served from disk): lines, and the data."""
-    from pinax.project import Loaded, doctor_lines, read_project, scope_for
+    """What `pinax doctor --project` says (see `pinax.project.project_report`)."""
+    from pinax.project import project_report as report
 
-    manifests = [Loaded(*entry) for entry in loaded]
-    lines: list[str] = []
-    data: list[dict[str, Any]] = []
-    for folder in folders:
-        project = read_project(folder)
-        scope = scope_for(project.dependencies.values(), manifests)
-        lines.extend(doctor_lines(project, scope))
-        data.append({**project.to_dict(), "scope": scope.to_dict()})
-    return lines, data
+    return report(folders, loaded)
 
 
-def shipped_docs(folders: Iterable[str | Path]) -> list[tuple[Path, str, str, list[str]]]:
-    """The docs the projects' installed packages ship (`node_modules/next/dist/docs`), each
-    as (folder, name, installed version, packages): served as `next@16.2.0`."""
-    from pinax.project import read_project
+def shipped_in(folders: Iterable[str | Path]) -> list[tuple[Path, str, str, list[str]]]:
+    """The docs the projects' installed packages ship (see `pinax.project.shipped_in`)."""
+    from pinax.project import shipped_in as shipped
 
-    found = []
-    for folder in folders:
-        for shipped in read_project(folder).shipped:
-            package = shipped.package
-            name = package.name.rsplit("/", 1)[-1]
-            found.append((shipped.path, name, shipped.version.text, [str(package)]))
-    return found
+    return shipped(folders)

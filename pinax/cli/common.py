@@ -447,7 +447,7 @@ def shipped_docs(
     docs = list(docs or [])
     if not folders:
         return docs, {}
-    from pinax.tools import shipped_docs as found_in
+    from pinax.tools import shipped_in as found_in
 
     labels = {}
     for path, name, version, packages in found_in([f for f in folders if Path(f).is_dir()]):

@@ -131,34 +131,29 @@ SEARCH_DOCS = replace(
     },
 )
 DOCS_OF_ROW = _string("The documentation set of this row (when several were used)")
-VERSION = Arg(
-    "version",
-    _string(
-        "The version of the docs to use, e.g. '5.2' (the same as docs='django@5.2'); a "
-        "version not loaded is refused with the loaded ones, never replaced by another. "
-        "Omit for the project's version, else the highest loaded.",
-        minLength=1,
-        examples=["5.2"],
-    ),
-    aliases=("ver",),
+VERSION_HELP = (
+    "The version of the docs to use, e.g. '5.2' (the same as docs='django@5.2'); a version not "
+    "loaded is refused with the loaded ones, never replaced. Omit: the project's, else the highest."
 )
+VERSION = Arg("version", _string(VERSION_HELP, minLength=1, examples=["5.2"]), aliases=("ver",))
 VERSION_OF_ROW = _string("The version of the docs this row came from, when they state one")
-VERSION_SAID = _string("The version of the named docs used (the highest when none was asked)")
-VERSIONS_SAID = _list(
-    "Every version of the named docs that is loaded, when several are",
-    _string("A version"),
-)
-HIGHEST_ONLY = {
-    "type": "object",
-    "description": "Libraries loaded at several versions, searched at their highest only "
-    "(name one with `docs` and `version` for another)",
-    "additionalProperties": True,
-}
 SCOPE = _object(
     "With a project: what a call naming no docs covers (its libraries at its versions, and "
     "docs of no package), the libraries whose version is not loaded, and those whose docs "
     "state no version",
 )
+# What an answer says of the versions it chose (merged into each listing's result schema).
+SAID: dict[str, Schema] = {
+    "version": _string("The version of the named docs used (the highest when none was asked)"),
+    "versions": _list("Every loaded version of the named docs, when several are", _string("")),
+    "highest_only": {
+        "type": "object",
+        "description": "Libraries loaded at several versions, searched at their highest only "
+        "(name one with `docs` and `version` for another)",
+        "additionalProperties": True,
+    },
+    "scope": SCOPE,
+}
 URL = _string("Page URL; read it with get_page")
 TITLE = _string("Page title")
 SECTION = _string("URL path of the page's parent, e.g. '/reference/react'")
@@ -242,10 +237,7 @@ LIST_SECTIONS = ToolSpec(
         "Top-level sections",
         ("sections",),
         docs=_string("The documentation set, when one was given"),
-        version=VERSION_SAID,
-        versions=VERSIONS_SAID,
-        highest_only=HIGHEST_ONLY,
-        scope=SCOPE,
+        **SAID,
         sections=_list(
             "Sections, largest first",
             _object(
@@ -401,10 +393,7 @@ SEARCH_PAGES = ToolSpec(
                 ),
             ),
         ),
-        version=VERSION_SAID,
-        versions=VERSIONS_SAID,
-        highest_only=HIGHEST_ONLY,
-        scope=SCOPE,
+        **SAID,
         also_matched={
             "type": "object",
             "additionalProperties": {"type": "array", "items": {"type": "string"}},
@@ -467,10 +456,7 @@ GET_SECTION_PAGES = ToolSpec(
         "The pages of a section",
         ("section", "total", "pages"),
         docs=_string("The documentation set, when one was given"),
-        version=VERSION_SAID,
-        versions=VERSIONS_SAID,
-        highest_only=HIGHEST_ONLY,
-        scope=SCOPE,
+        **SAID,
         section=_string("The prefix that matched"),
         total=_integer("How many pages the section has in all", minimum=0),
         pages=_list("The pages, in manifest order", PAGE_ROW),

@@ -41,12 +41,14 @@ from pinax.search.ranking import RANKING
 from pinax.search.semantic import Vectors
 from pinax.search.symbol_field import EXACT, SYMBOL, dotted_names, name_terms, symbol_text
 from pinax.search.tokens import (
+    MEMBER,
     PART_WEIGHT,
     STOP_WORDS,
     chunk_words,
     chunks,
     phrases,
     stem,
+    typed_as_code,
     words,
     written_as_names,
 )
@@ -224,7 +226,7 @@ class SearchIndex:
                 weights[word] = max(min(part, 1.0), weights.get(word, 0.0))
             if len(tokens) > 1:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
-            if len(tokens) > 1 or not chunk[1:].islower():
+            if len(tokens) > 1 or typed_as_code(chunk):
                 coded.update(w for w, _ in tokens)
             if "." in chunk:  # each dotted segment whole too (`directory_tree` of a long name)
                 for segment in chunk.split("."):
@@ -284,13 +286,22 @@ class SearchIndex:
         """A name typed with its case and underscores (`run_streamed`, `MessagePump`,
         `DISABLED`) is also looked up as a symbol's last part exactly so written: a bonus
         beside its words (not in the reference), full for a name typed as code, a quarter
-        for a plain word, as in the symbol field."""
-        typed = list(dict.fromkeys(c for c in chunks(query) if "." not in c))
+        for a plain word, as in the symbol field. A stop word is looked up only when typed
+        as code (`.a`, `a()`, `A_B`): "what is a session" names no attribute `a`."""
+        names = written_as_names(query)
+        typed = [
+            c
+            for c in dict.fromkeys(chunks(query))
+            if "." not in c
+            and (c.lower() not in STOP_WORDS or typed_as_code(c) or c.lower() in names)
+        ]
+        if "." in query:  # `.a`: a stop word typed as a member's name
+            typed += [m for m in MEMBER.findall(query) if m not in typed]
         for chunk, term in zip(
             typed, self.vocabulary.term_ids([EXACT + c for c in typed]), strict=True
         ):
             if term >= 0:
-                coded = "_" in chunk or not chunk[1:].islower()
+                coded = typed_as_code(chunk) or chunk.lower() in names
                 share = NAME_WEIGHT if coded else NAME_WEIGHT * SYMBOL_WORD_SHARE
                 word = chunk_words(chunk)[-1][0] if chunk_words(chunk) else chunk.lower()
                 plan.terms.append(Term(term, share, word, EXACT + chunk, "exact"))

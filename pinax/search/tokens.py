@@ -60,6 +60,15 @@ def chunks(text: str) -> list[str]:
     return CHUNK.findall(text)
 
 
+MEMBER = re.compile(r"(?<![\w.])\.([^\W\d]\w*)")  # `.a`: a member's name typed alone
+
+
+def typed_as_code(chunk: str) -> bool:
+    """Whether one chunk is written as a code name by its letters: an underscore, or a
+    capital past the first letter (`MessagePump`, `DISABLED`); `a` and `A` are words."""
+    return "_" in chunk or any(c.isupper() for c in chunk[1:])
+
+
 def written_as_names(text: str) -> set[str]:
     """The one-word chunks of a text written as code names (`__init__`, `dumps()`: an
     underscore beside them, or call parentheses after), lower-cased: identifiers, not words

@@ -30,7 +30,7 @@ from pinax.manifest import Strings
 from pinax.pages import fence_lines, visible_text
 from pinax.search.postings import descending_keys, idf, key_ids, key_values
 from pinax.search.ranking import RANKING
-from pinax.search.tokens import STOP_WORDS, stem, words
+from pinax.search.tokens import STOP_WORDS, stem, stem_form, words
 
 K1, B = RANKING.content_k1, RANKING.content_b  # folded into the postings (see ranking)
 POSTINGS_READ = 8192  # a term's strongest sections read per query
@@ -235,6 +235,11 @@ class ContentIndex:
                 first, best.tolist(), sections[places].tolist(), strict=True
             )
         ]
+
+    def knows(self, word: str) -> bool:
+        """Whether the text uses a lower-case word: its stem is a term and the word is one of
+        the stem's usual forms (`stem_form`; the index keeps stems, not words)."""
+        return self._terms([stem(word)])[0] >= 0 and stem_form(word)
 
     def _posted(self, start: int, end: int) -> np.ndarray:
         """The section numbers of postings `start` to `end`: three bytes each read as a

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from pinax.search.content import ContentIndex
 from pinax.search.indexing import (
     FIELD_B,
     FIELD_WEIGHTS,
@@ -48,6 +49,7 @@ from pinax.search.tokens import (
     chunks,
     phrases,
     stem,
+    stem_form,
     typed_as_code,
     words,
     written_as_names,
@@ -135,6 +137,15 @@ def known_words(query: str, indexes: Sequence[SearchIndex]) -> frozenset[str]:
     return frozenset(w for w in written if any(index.knows(w) for index in indexes))
 
 
+def text_words(query: str, contents: Sequence[ContentIndex]) -> frozenset[str]:
+    """The query's words that some page text uses (see `ContentIndex.knows`): known words,
+    never corrected into others ("protect" is not "project" where the text says protect)."""
+    if not contents:
+        return frozenset()
+    written = {w for chunk in chunks(query) for w, _ in chunk_words(chunk)}
+    return frozenset(w for w in written if any(c.knows(w) for c in contents))
+
+
 def pooled(
     plans: Sequence[Plan], indexes: Sequence[SearchIndex], names: Sequence[str] = ()
 ) -> list[Plan]:
@@ -206,8 +217,12 @@ class SearchIndex:
         return self._topk.df(term) if term >= 0 else 0
 
     def knows(self, word: str) -> bool:
-        """Whether a query word (lower-case, as typed) is in the vocabulary."""
-        return max(self.vocabulary.term_ids([stem(word), SYMBOL + word])) >= 0
+        """Whether a query word (lower-case, as typed) is in the vocabulary: a symbol's word,
+        or a stem the word is written as or is a usual form of (see `_stem_only`)."""
+        term, symbol = self.vocabulary.term_ids([stem(word), SYMBOL + word])
+        if symbol >= 0:
+            return True
+        return term >= 0 and (stem_form(word) or self.vocabulary.has_word(word))
 
     # -- planning ------------------------------------------------------------------------------
 
@@ -258,6 +273,8 @@ class SearchIndex:
                 if symbol >= 0:  # beside the word: as much as a name typed as code, else less
                     share = weight * (1.0 if word in coded else SYMBOL_WORD_SHARE)
                     plan.terms.append(Term(symbol, share, word, SYMBOL + word, "exact"))
+                elif self._stem_only(word, weight, trusted):
+                    self._correct_beside(plan, word, weight, text)
                 continue
             if symbol >= 0:  # a word only symbols have: found as typed
                 self._add(plan, Term(symbol, weight, word, SYMBOL + word, "exact"), weight)
@@ -305,6 +322,23 @@ class SearchIndex:
                 share = NAME_WEIGHT if coded else NAME_WEIGHT * SYMBOL_WORD_SHARE
                 word = chunk_words(chunk)[-1][0] if chunk_words(chunk) else chunk.lower()
                 plan.terms.append(Term(term, share, word, EXACT + chunk, "exact"))
+
+    def _stem_only(self, word: str, weight: float, trusted: frozenset[str]) -> bool:
+        """Whether the index knows a typed word only as the stem of other words (`composion`
+        by `compos` of `composables`): not written so anywhere, nor one of its stem's usual
+        forms, nor known elsewhere (`trusted`): no evidence that the word exists."""
+        return (
+            word not in trusted
+            and _rescuable(word, weight)
+            and not stem_form(word)
+            and not self.vocabulary.has_word(word)
+        )
+
+    def _correct_beside(self, plan: Plan, word: str, weight: float, text: str) -> None:
+        """A correction of a word known only by its stem, beside the stem's match."""
+        corrected = self.vocabulary.correct(word)
+        if corrected is not None and stem(self.vocabulary.word_text(corrected)) != text:
+            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy")
 
     def _names(self, plan: Plan, names: list[str]) -> None:
         """A dotted name typed (`json.dumps`, `Agent.run()`) is also looked up whole, as a

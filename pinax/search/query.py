@@ -23,7 +23,7 @@ from pinax.search.fusion import (
     discounted,
     fused,
 )
-from pinax.search.index import known_words, pooled
+from pinax.search.index import known_words, pooled, text_words
 from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
 from pinax.search.semantic import query_vector
@@ -63,6 +63,7 @@ def search_many(
     selected = list(selected)
     fanned = len(selected) > 1
     known = known_words(query, [d.index for d in selected]) if fanned else frozenset()
+    known |= text_words(query, [d.content for d in selected if d.content is not None])
     # Each manifest's best, one more than asked (the runner-up sets confidence); fanned
     # out, at least the alike_depth that set its discount, whatever the limit.
     depth = ranking.alike_depth

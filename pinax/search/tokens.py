@@ -186,6 +186,20 @@ def stem(word: str) -> str:
         return _STEMMER.stemWord(word)
 
 
+# What an English word adds to its stem when it is one of that stem's usual forms
+# (`protects`, `petite`, `overkill`, `hooks`): a typed word so formed, whose stem an index
+# knows, is that word; one formed otherwise (`composion`: `compos` + `ion`, as in
+# `composables`) is no evidence the word exists (set by hand; see `stem_form`).
+INFLECTIONS = frozenset(("", "s", "es", "e", "ed", "d", "ing", "l", "ly", "y", "ies", "er", "ers"))
+
+
+def stem_form(word: str) -> bool:
+    """Whether a lower-case word is its stem plus one of the usual `INFLECTIONS`: an index
+    that knows the stem knows the word."""
+    root = stem(word)
+    return word.startswith(root) and word[len(root) :] in INFLECTIONS
+
+
 def stemmer() -> Callable[[list[str]], list[str]]:
     """`stem` of many words at once, for one thread's use (builds): no cache, no lock, and
     the stemmer's own loop over the words it changes."""

@@ -3,12 +3,13 @@ page text uses is no typo, and a stem shared by unrelated words does not merge t
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from pinax.library import Library
-from pinax.manifest import load
+from pinax.manifest import PageText, Section, companion_path, load, write_page_texts
 from pinax.tools import Tools
 
 SHIPPED = Path(__file__).resolve().parents[2] / "manifests"
@@ -37,3 +38,63 @@ def test_a_stop_word_in_prose_matches_no_symbol(shipped: Tools, query: str, want
 def test_a_stop_word_typed_as_code_still_finds_its_symbol(shipped: Tools, query: str) -> None:
     first = shipped.search_pages(query, limit=3)["results"][0]
     assert first["symbol"] == "textual.color.Color.a", query
+
+
+def site(folder: Path, pages: dict[str, list[Section]]) -> Tools:
+    """A manifest of `pages` (title, outline) with its content file, loaded."""
+    rows = [
+        {
+            "url": f"https://docs.example.com/{name}",
+            "title": sections[0].heading,
+            "outline": [
+                {"level": s.level, "title": s.heading, "anchor": s.heading.lower()}
+                for s in sections[1:]
+            ],
+        }
+        for name, sections in pages.items()
+    ]
+    manifest = folder / "site.json"
+    data = {"pinax_manifest": 1, "name": "site", "url": "https://docs.example.com/", "pages": rows}
+    manifest.write_text(json.dumps(data))
+    texts = [
+        PageText(f"https://docs.example.com/{name}", tuple(sections), "2026-11-01T00:00:00Z")
+        for name, sections in pages.items()
+    ]
+    write_page_texts(companion_path(manifest), texts)
+    library = Library.load([manifest], index_dir=folder / "cache")
+    library.load_contents()
+    return Tools(library)
+
+
+FILLER = "Settings are read once at start. " * 3
+SPHINX = {
+    "project": [Section(1, "Project", "A project holds settings. " + FILLER)],
+    "projects": [Section(1, "Projects layout", "Lay out projects in folders. " + FILLER)],
+    "security": [
+        Section(1, "Security", "Keep your site safe. " + FILLER),
+        Section(2, "Forms", "Middleware and tokens protect against CSRF in every form."),
+    ],
+}
+
+
+def test_a_word_the_page_text_uses_is_never_corrected(tmp_path: Path) -> None:
+    answer = site(tmp_path, SPHINX).search_pages("protect against CSRF", limit=3)
+    assert "also_matched" not in answer, answer.get("also_matched")
+    assert answer["results"][0]["url"].endswith("/security")
+
+
+VUE = {
+    "composables": [
+        Section(1, "Composables", "Reuse stateful logic with composables. " + FILLER),
+        Section(2, "Tracking", "A composable tracks the mouse."),
+    ],
+    "composition": [Section(1, "Composition API FAQ", "Why the composition style. " + FILLER)],
+    "watchers": [Section(1, "Watchers", "Watch a ref and run a side effect. " + FILLER)],
+}
+
+
+def test_a_word_known_only_as_the_stem_of_others_is_still_corrected(tmp_path: Path) -> None:
+    answer = site(tmp_path, VUE).search_pages("composion api", limit=3)
+    assert answer.get("also_matched", {}).get("composion") == ["composition"], answer
+    # beside what was typed: the composables page, which its stem matches, is still found
+    assert any(r["url"].endswith("/composables") for r in answer["results"])

@@ -98,3 +98,28 @@ def test_a_word_known_only_as_the_stem_of_others_is_still_corrected(tmp_path: Pa
     assert answer.get("also_matched", {}).get("composion") == ["composition"], answer
     # beside what was typed: the composables page, which its stem matches, is still found
     assert any(r["url"].endswith("/composables") for r in answer["results"])
+
+
+CODE = {
+    "install": [
+        Section(1, "Install", "Get the client. " + FILLER),
+        Section(
+            2,
+            "Extras",
+            "For HTTP/2 run `pip install httpx[http2]`, then read the limits. "
+            "```\nMAX_BODY = 16 * 1000 * 1000  # sixteen megabytes\n```\n"
+            "A **bold** word, a [link](https://example.com/x) and ![a picture](p.png). " * 2,
+        ),
+    ],
+    "other": [Section(1, "Other", "Nothing about extras. " + FILLER)],
+}
+
+
+def test_snippets_keep_code_characters(tmp_path: Path) -> None:
+    answer = site(tmp_path, CODE).search_pages("extras http2 megabytes install body", limit=2)
+    snippet = answer["results"][0]["snippet"]
+    assert "pip install httpx[http2]" in snippet, snippet
+    assert "16 * 1000 * 1000" in snippet, snippet
+    # Markdown's own marks still go
+    assert "**" not in snippet and "](" not in snippet and "![" not in snippet, snippet
+    assert "bold word, a link and a picture" in snippet, snippet

@@ -337,7 +337,10 @@ class SearchIndex:
     def _correct_beside(self, plan: Plan, word: str, weight: float, text: str) -> None:
         """A correction of a word known only by its stem, beside the stem's match."""
         corrected = self.vocabulary.correct(word)
-        if corrected is not None and stem(self.vocabulary.word_text(corrected)) != text:
+        if corrected is None:
+            return
+        found = self.vocabulary.word_text(corrected)  # (a longer word holding it: a real part)
+        if stem(found) != text and word not in found:
             self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy")
 
     def _names(self, plan: Plan, names: list[str]) -> None:

@@ -27,7 +27,7 @@ from pinax.search.index import known_words, pooled, text_words
 from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
 from pinax.search.semantic import query_vector
-from pinax.search.tokens import chunks
+from pinax.search.tokens import STOP_WORDS, chunks
 
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
 
@@ -63,7 +63,8 @@ def search_many(
     selected = list(selected)
     fanned = len(selected) > 1
     known = known_words(query, [d.index for d in selected]) if fanned else frozenset()
-    known |= text_words(query, [d.content for d in selected if d.content is not None])
+    text_known = text_words(query, [d.content for d in selected if d.content is not None])
+    known |= text_known
     # Each manifest's best, one more than asked (the runner-up sets confidence); fanned
     # out, at least the alike_depth that set its discount, whatever the limit.
     depth = ranking.alike_depth
@@ -85,7 +86,13 @@ def search_many(
     discounts: list[float] = []
     said: list[list[ContentHit] | None] = []
     with_content = content_weight > 0 and any(d.content is not None for d in selected)
-    shares = content_shares(len(query_terms(query)), ranking) if with_content else (1.0, 0.0)
+    # a word only page text knows: the text answers (titles know none of `text_only`)
+    text_only = with_content and any(
+        not any(d.index.knows(w) for d in selected) for w in text_known if w not in STOP_WORDS
+    )
+    size = len(query_terms(query))
+    asked = (frozenset(query_terms(query)), ranking.exact_heading_boost)
+    shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
     content_share = shares[1]
     for docs, plan in zip(selected, plans, strict=True):
         vectors = docs.index.vectors if vector is not None else None
@@ -135,7 +142,8 @@ def search_many(
             )
             alike = [entry[0] for entry in best[:depth]] if fanned else ()
         if passages is not None:
-            merged[start:] = fused(merged[start:], passages, docs, order, shares, wanted, explain)
+            mine = merged[start:]
+            merged[start:] = fused(mine, passages, docs, order, shares, wanted, explain, asked)
             alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
         if fanned:
             starts.append(start)

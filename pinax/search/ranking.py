@@ -34,6 +34,14 @@ class Ranking:
     # bench/eval_content.py: anchor-text sets move by 0 to +0.015 R@10 with content on).
     name_words: int = 2
     question_words: int = 7
+    # Content's share at `name_words` words or fewer, as a fraction of `content_weight`: a
+    # short query still finds the pages whose text uses its words where titles and headings
+    # answer nothing, and a title match (the floor of the fused score) still leads
+    # (MEASURED_BELOW: bench/quality/short_queries.py, tuned on the even rows).
+    short_share: float = 0.25
+    # A query word that no title, heading or symbol has but some page's text does gives
+    # content its whole `content_weight`, whatever the query's length (the text is all that
+    # knows it: bench/quality/short_queries.py, body-only words).
     # Lexical candidates each manifest re-scores by meaning (set by hand; bench/eval_semantic.py).
     rerank_pool: int = 30
     # Pages each manifest's content ranking offers the fusion (set by hand; bench/eval_content.py).
@@ -80,6 +88,10 @@ class Ranking:
     name_weight: float = 1.0
     # A query that is exactly a page's title (bench/eval_search.py --ablation: exact-title boost).
     exact_title_boost: float = 1.2
+    # A page whose best section's heading is the query (stop words and punctuation aside:
+    # "What is Vue?") keeps 1/exact_heading_boost of its distance to 1 (set by hand; checked
+    # on bench/quality/eval_content.py and bench/quality/short_queries.py).
+    exact_heading_boost: float = 2.0
     # Words shorter than this are never corrected; words this long may be two edits away
     # (set by hand; bench/eval_search.py typo sets).
     min_typo_length: int = 5
@@ -103,12 +115,19 @@ class Ranking:
     # scores 1 - e^-content_calibration = 0.9, on the title index's scale (set by hand).
     content_calibration: float = 2.3
 
-    def content_share(self, size: int, weight: float | None = None) -> float:
-        """Content's share of the score for a query of `size` words (stop words aside): 0 at
-        `name_words` or fewer, `weight` (default `content_weight`) from `question_words`."""
+    def content_share(
+        self, size: int, weight: float | None = None, text_only: bool = False
+    ) -> float:
+        """Content's share of the score for a query of `size` words (stop words aside):
+        `short_share` of `weight` (default `content_weight`) at `name_words` or fewer, all of
+        it from `question_words`, in a line between; all of it when a word is known only to
+        page text (`text_only`)."""
         weight = self.content_weight if weight is None else weight
+        if text_only:
+            return weight
         span = self.question_words - self.name_words
-        return weight * min(1.0, max(0.0, (size - self.name_words) / span))
+        ramp = min(1.0, max(0.0, (size - self.name_words) / span))
+        return weight * (self.short_share + (1.0 - self.short_share) * ramp)
 
 
 RANKING = Ranking()
@@ -119,8 +138,9 @@ def content_formula(ranking: Ranking = RANKING) -> str:
     return (
         "The score is the larger of the title and heading score and (1 - w) x that score "
         "+ w x the best section's text score, where w is content_weight scaled by the "
-        f"query's length: 0 at {ranking.name_words} words or fewer, all of it from "
-        f"{ranking.question_words} (stop words aside)"
+        f"query's length: {ranking.short_share} of it at {ranking.name_words} words or "
+        f"fewer, all of it from {ranking.question_words} (stop words aside), and all of it "
+        "when a word is known only to page text"
     )
 
 

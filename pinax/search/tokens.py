@@ -197,6 +197,8 @@ def stem_form(word: str) -> bool:
     """Whether a lower-case word is its stem plus one of the usual `INFLECTIONS`: an index
     that knows the stem knows the word."""
     root = stem(word)
+    if root.endswith("i") and not word.startswith(root):  # `lengthy` -> `lengthi`
+        root = root[:-1] + "y"
     return word.startswith(root) and word[len(root) :] in INFLECTIONS
 
 

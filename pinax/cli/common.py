@@ -313,18 +313,19 @@ def open_tools(
     folders: Any = None,
     credentials: Any = None,
     cache_redis: str | None = None,
+    layout: str | None = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
     them, that is the error. Docs folders are built in memory (`folders`: the `DocsFolders`
-    a server keeps between reloads, else made here)."""
+    a server keeps between reloads, else made here, with `site_url` and `layout`)."""
     from pinax.cli.folders import DocsFolders, split_docs
     from pinax.tools import Tools
 
     default, per_docs = parse_ttls(ttl or [])
     if folders is None:  # else `docs` are the other sources, split from the folders already
         docs, folder_paths = split_docs(docs)
-        folders = DocsFolders(folder_paths, site_url)
+        folders = DocsFolders(folder_paths, site_url, layout)
     built = folders.build() if folders else []
     sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)
     for missing in sources.unavailable:
@@ -361,6 +362,7 @@ def load_tools(
     contents: dict[str, Path] | None = None,
     credentials: Any = None,
     cache_redis: str | None = None,
+    layout: str | None = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -377,6 +379,7 @@ def load_tools(
             credentials=credentials,
             contents=contents,
             cache_redis=cache_redis,
+            layout=layout,
         )
     except PinaxError as exc:
         fail(exc.message)

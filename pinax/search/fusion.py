@@ -15,6 +15,7 @@ import numpy as np
 
 from pinax.search.content import ContentHit, query_terms
 from pinax.search.index import Plan, Ranked
+from pinax.search.members import member_pages
 from pinax.search.ranking import Ranking
 from pinax.search.semantic import Vectors
 
@@ -212,3 +213,32 @@ def fused(
         section = passage.section if passage is not None and content > 0 else -1
         result.append(Candidate(-negative, rank, order, docs, doc, detail, meant, section))
     return result
+
+
+def with_members(
+    found: list[Candidate],
+    docs: Docs,
+    order: int,
+    asked: tuple[str, tuple[int, ...]],
+    ranking: Ranking,
+    explain: bool,
+) -> list[Candidate]:
+    """One manifest's candidates (best first) with the pages that document the owner's
+    members of the kind `asked` (`members.member_query`): a page with the most of them
+    scores at least `member_score`, one with fewer that times the square root of its share
+    (two at least); ranked anew."""
+    counted = member_pages(docs.pages, *asked)
+    if not counted or counted[0][1] < 2:
+        return found
+    most = counted[0][1]
+    floor = {doc: ranking.member_score * (n / most) ** 0.5 for doc, n in counted[:10] if n >= 2}
+    by_doc = {hit.doc: hit for hit in found}
+    for doc, score in floor.items():
+        hit = by_doc.get(doc)
+        if hit is None:
+            detail = {"terms": [], "members": asked[0]} if explain else None
+            by_doc[doc] = Candidate(round(score, 4), len(found), order, docs, doc, detail, -1)
+        elif hit.score < score:
+            by_doc[doc] = hit._replace(score=round(score, 4))
+    ranked = sorted(by_doc.values(), key=lambda hit: (-hit.score, hit.rank))
+    return [hit._replace(rank=rank) for rank, hit in enumerate(ranked)]

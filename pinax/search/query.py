@@ -22,8 +22,10 @@ from pinax.search.fusion import (
     corrections,
     discounted,
     fused,
+    with_members,
 )
 from pinax.search.index import known_words, pooled, text_words
+from pinax.search.members import member_query
 from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
 from pinax.search.semantic import query_vector
@@ -92,6 +94,7 @@ def search_many(
     )
     size = len(query_terms(query))
     asked = (frozenset(query_terms(query)), ranking.exact_heading_boost)
+    shape = member_query(query)  # `str methods`: an owner and a kind of member
     shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
     content_share = shares[1]
     for docs, plan in zip(selected, plans, strict=True):
@@ -144,6 +147,9 @@ def search_many(
         if passages is not None:
             mine = merged[start:]
             merged[start:] = fused(mine, passages, docs, order, shares, wanted, explain, asked)
+            alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
+        if shape is not None and docs.pages.symbol_start[-1]:
+            merged[start:] = with_members(merged[start:], docs, order, shape, ranking, explain)
             alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
         if fanned:
             starts.append(start)

@@ -92,6 +92,10 @@ class Ranking:
     # "What is Vue?") keeps 1/exact_heading_boost of its distance to 1 (set by hand; checked
     # on bench/quality/eval_content.py and bench/quality/short_queries.py).
     exact_heading_boost: float = 2.0
+    # An owner and a kind of member (`str methods`): the page documenting most of that
+    # owner's members of that kind scores at least this (set by hand: above a title that
+    # merely shares a word, below a title that is the query, 0.9 and up).
+    member_score: float = 0.85
     # Words shorter than this are never corrected; words this long may be two edits away
     # (set by hand; bench/eval_search.py typo sets).
     min_typo_length: int = 5

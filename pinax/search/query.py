@@ -29,6 +29,7 @@ from pinax.search.members import member_query
 from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
 from pinax.search.semantic import query_vector
+from pinax.search.surface import ambiguous_words, surface_first
 from pinax.search.tokens import STOP_WORDS, chunks
 
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
@@ -147,6 +148,11 @@ def search_many(
         if passages is not None:
             mine = merged[start:]
             merged[start:] = fused(mine, passages, docs, order, shares, wanted, explain, asked)
+            alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
+        typed = ambiguous_words(docs.index.vocabulary, query) if merged[start:] else ()
+        if typed:
+            share, look = ranking.stem_only_share, ranking.rerank_pool
+            merged[start:] = surface_first(merged[start:], docs, typed, share, look)
             alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
         if shape is not None and docs.pages.symbol_start[-1]:
             merged[start:] = with_members(merged[start:], docs, order, shape, ranking, explain)

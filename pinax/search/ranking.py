@@ -96,6 +96,10 @@ class Ranking:
     # owner's members of that kind scores at least this (set by hand: above a title that
     # merely shares a word, below a title that is the query, 0.9 and up).
     member_score: float = 0.85
+    # A typed word whose stem other written words share (`customer`, `custom`): a page whose
+    # title and headings lack the form typed keeps this share of its score (set by hand;
+    # bench/quality/eval_sections.py and eval_search.py before and after).
+    stem_only_share: float = 0.85
     # Words shorter than this are never corrected; words this long may be two edits away
     # (set by hand; bench/eval_search.py typo sets).
     min_typo_length: int = 5

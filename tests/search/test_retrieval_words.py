@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pinax.library import Library
-from pinax.manifest import PageText, Section, companion_path, load, write_page_texts
+from pinax.manifest import PageText, Section, companion_path, from_dict, load, write_page_texts
 from pinax.tools import Tools
 
 SHIPPED = Path(__file__).resolve().parents[2] / "manifests"
@@ -123,3 +123,20 @@ def test_snippets_keep_code_characters(tmp_path: Path) -> None:
     # Markdown's own marks still go
     assert "**" not in snippet and "](" not in snippet and "![" not in snippet, snippet
     assert "bold word, a link and a picture" in snippet, snippet
+
+
+def titled(*titles: str) -> Tools:
+    pages = [
+        {"url": f"https://docs.example.com/{t.lower().replace(' ', '-')}", "title": t}
+        for t in titles
+    ]
+    data = {"pinax_manifest": 1, "name": "t", "url": "https://docs.example.com/", "pages": pages}
+    return Tools(Library([from_dict(data)]))
+
+
+def test_a_stem_two_written_words_share_does_not_merge_them() -> None:
+    tools = titled("Custom portal", "Customer portal settings", "Billing", "Invoices")
+    results = tools.search_pages("customer portal", limit=3)["results"]
+    assert results[0]["title"] == "Customer portal settings", results
+    # the form typed is what is preferred: "custom portal" still finds its own page first
+    assert tools.search_pages("custom portal", limit=1)["results"][0]["title"] == "Custom portal"

@@ -30,7 +30,7 @@ from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
 from pinax.search.semantic import query_vector
 from pinax.search.surface import ambiguous_words, surface_first
-from pinax.search.tokens import STOP_WORDS, chunks
+from pinax.search.tokens import STOP_WORDS, chunks, words
 
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
 
@@ -94,7 +94,12 @@ def search_many(
         not any(d.index.knows(w) for d in selected) for w in text_known if w not in STOP_WORDS
     )
     size = len(query_terms(query))
-    asked = (frozenset(query_terms(query)), ranking.exact_heading_boost)
+    # a heading that is the whole question (three words typed or more: "What is Vue?")
+    question = len(words(query)) >= ranking.heading_question_words
+    asked = (
+        frozenset(query_terms(query)) if question else frozenset(),
+        ranking.exact_heading_boost,
+    )
     shape = member_query(query)  # `str methods`: an owner and a kind of member
     shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
     content_share = shares[1]

@@ -96,6 +96,10 @@ class Ranking:
     # "What is Vue?") keeps 1/exact_heading_boost of its distance to 1 (set by hand; checked
     # on bench/quality/eval_content.py and bench/quality/short_queries.py).
     exact_heading_boost: float = 2.0
+    # ...for a question of this many words typed or more, stop words included: a name of two
+    # words is many pages' heading (bench/quality/short_queries.py, adk's anchor-text set:
+    # MRR@10 with content 0.875 boosting every length, 0.898 from three words; off 0.903).
+    heading_question_words: int = 3
     # An owner and a kind of member (`str methods`): the page documenting most of that
     # owner's members of that kind scores at least this (set by hand: above a title that
     # merely shares a word, below a title that is the query, 0.9 and up).

@@ -199,7 +199,8 @@ def main() -> None:
         )
     print()
     for label, values in totals.items():
-        print(f"{label}: mean {sum(values) / len(values):+.3f}, worst {max(values, key=abs):+.3f}")
+        worst = max(values) if "loss" in label else min(values)
+        print(f"{label}: mean {sum(values) / len(values):+.3f}, worst {worst:+.3f}")
     body_odd = min(totals["odd body"])
     print(
         f"\nbody-only found@5 on odd rows: lowest corpus {body_odd:.3f} (bar {BODY_BAR}); "

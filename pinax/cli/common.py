@@ -426,7 +426,7 @@ def open_tools(
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
     them, that is the error. Docs folders are built in memory (`folders`: the `DocsFolders`
-    a server keeps between reloads, else made here)."""
+    a server keeps between reloads, else made here, with `site_url` and `layout`)."""
     from pinax.cli.folders import DocsFolders, split_docs
     from pinax.tools import Tools
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Iterable
 from typing import Annotated, Any
 
@@ -110,7 +111,7 @@ def search(
         folder_options=FolderOptions(layout, tuple(include or ()), tuple(exclude or ())),
         labels=labels,
     )
-    tools.library.load_contents()  # a bad content file is warned about, not fatal
+    load_texts(tools.library)  # a bad content file is warned about, not fatal
     use_projects(tools, project)
     for entry in tools.library.describe():
         if entry.get("content", {}).get("state") == "unavailable":
@@ -140,6 +141,25 @@ def search(
         typer.echo(safe_json(answer, indent=2))
         return
     print_table(answer, within)
+
+
+PROGRESS_PAGES = 500  # a folder of more pages says on stderr that its text is being read
+
+
+def load_texts(library: Any) -> None:
+    """Index every manifest's text before the first answer (a docs folder's text is read
+    here: one-shot, nothing would wait for it later), saying so on stderr for a big one; a
+    bad content file is warned about, not fatal."""
+    pending = [d for d in library.all() if d.content is None and d.content_source is not None]
+    pages = sum(len(d.pages) for d in pending)
+    started = time.perf_counter()
+    if pages > PROGRESS_PAGES:
+        names = ", ".join(d.name for d in pending)
+        typer.echo(f"pinax: reading the text of {pages:,} pages ({names})...", err=True)
+    library.load_contents()
+    if pages > PROGRESS_PAGES:
+        seconds = time.perf_counter() - started
+        typer.echo(f"pinax: text of {pages:,} pages indexed in {seconds:.1f} s", err=True)
 
 
 def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> None:

@@ -30,7 +30,7 @@ from pinax.manifest import Strings
 from pinax.pages import fence_lines, visible_text
 from pinax.search.postings import descending_keys, idf, key_ids, key_values
 from pinax.search.ranking import RANKING
-from pinax.search.tokens import STOP_WORDS, stem, words
+from pinax.search.tokens import STOP_WORDS, stem, stem_form, words
 
 K1, B = RANKING.content_k1, RANKING.content_b  # folded into the postings (see ranking)
 POSTINGS_READ = 8192  # a term's strongest sections read per query
@@ -44,7 +44,7 @@ RAW_DEFLATE = -15  # zlib's window bits for a stream without header or checksum
 WINDOW = 1 << 15  # deflate's window: the most of a preset dictionary it uses
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 CALIBRATION = RANKING.content_calibration  # a section with every query word once scores 0.9
-FORMAT = 4
+FORMAT = 5  # 5: code marks kept in the plain text (`httpx[http2]`, `16 * 1000`)
 KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
 CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 
@@ -52,6 +52,10 @@ _LINK_TARGET = re.compile(r"\]\([^)\s]{0,2000}\)")  # a link's or image's target
 _ICON = re.compile(r":[a-z][a-z0-9_]*(?:-[a-z0-9_]+)+:")  # an icon's short code (:octicons-x-24:)
 _ASCII_MARKS = b"*`|[]!"  # emphasis, code, tables, links: marks, not text
 _MARK_RUNS = re.compile(r"[*`|\[\]!]+")  # the same, for text beyond ASCII
+# Marks that are code, kept: brackets right after a name (`httpx[http2]`, `a[0]`) and a
+# star with a space or tab on both sides (`16 * 1000`).
+_CODE_MARKS = re.compile(r"(?<=\w)\[[^\[\]\n]{0,200}\]|(?<=[ \t])\*+(?=[ \t])")
+_MAYBE_CODE = re.compile(r"\w\[|[ \t]\*")  # text without these has no mark to keep
 
 
 class ContentHit(NamedTuple):
@@ -76,9 +80,22 @@ def plain(markdown: str) -> str:
         text = _without_fence_lines(text)
     if ":" in text:
         text = _ICON.sub("", text)
+    if _MAYBE_CODE.search(text) is not None:
+        return " ".join(_without_marks(text).split())
     if text.isascii():  # (marks dropped by a byte table: several times faster)
         return " ".join(text.encode("ascii").translate(None, _ASCII_MARKS).decode("ascii").split())
     return " ".join(_MARK_RUNS.sub("", text).split())
+
+
+def _without_marks(text: str) -> str:
+    """`text` without its Markdown marks, those that are code kept (`_CODE_MARKS`)."""
+    kept, position = [], 0
+    for match in _CODE_MARKS.finditer(text):
+        kept.append(_MARK_RUNS.sub("", text[position : match.start()]))
+        kept.append(match.group())
+        position = match.end()
+    kept.append(_MARK_RUNS.sub("", text[position:]))
+    return "".join(kept)
 
 
 def _without_fence_lines(text: str) -> str:
@@ -235,6 +252,11 @@ class ContentIndex:
                 first, best.tolist(), sections[places].tolist(), strict=True
             )
         ]
+
+    def knows(self, word: str) -> bool:
+        """Whether the text uses a lower-case word: its stem is a term and the word is one of
+        the stem's usual forms (`stem_form`; the index keeps stems, not words)."""
+        return self._terms([stem(word)])[0] >= 0 and stem_form(word)
 
     def _posted(self, start: int, end: int) -> np.ndarray:
         """The section numbers of postings `start` to `end`: three bytes each read as a

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from pinax.search.content import ContentHit
+from pinax.search.content import ContentHit, query_terms
 from pinax.search.index import Plan, Ranked
+from pinax.search.members import member_pages
 from pinax.search.ranking import Ranking
 from pinax.search.semantic import Vectors
 
@@ -148,12 +149,21 @@ def discounted(
     return best
 
 
-def content_shares(size: int, ranking: Ranking) -> tuple[float, float]:
+def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tuple[float, float]:
     """(titles', content's) weights for a query of `size` words (stop words aside): a few
     words name a page (its title or a heading), a question describes what a page says, so
-    content counts in full from `question_words` words and falls to nothing at `name_words`."""
-    share = ranking.content_share(size)
+    content counts in full from `question_words` words and falls to `short_share` of it at
+    `name_words`; in full too where a word is known only to page text (`text_only`)."""
+    share = ranking.content_share(size, text_only=text_only)
     return 1.0 - share, share
+
+
+def heading_stems(docs: Docs, passage: ContentHit) -> frozenset[str]:
+    """The content stems of the heading of a page's best section (none for the lead)."""
+    assert docs.content is not None
+    number, own = docs.content.heading(passage.section)
+    text = docs.place(passage.doc, number)[0].rsplit(" > ", 1)[-1] if number >= 0 else own
+    return frozenset(query_terms(text)) if text else frozenset()
 
 
 def fused(
@@ -164,21 +174,28 @@ def fused(
     weights: tuple[float, float],
     keep: int,
     explain: bool,
+    asked: tuple[frozenset[str], float] = (frozenset(), 1.0),
 ) -> list[Candidate]:
     """One manifest's pages by titles and headings (`found`, scored on 0..1) fused with its
     pages by what they say (`passages`): `max(found, (title_weight x found + content_weight
     x content) / (title_weight + content_weight))`, a page missing from one side scoring 0
-    there (the weights add up to 1); the `keep` best first, ranked anew."""
+    there (the weights add up to 1); the `keep` best first, ranked anew. A page whose best
+    section's heading has exactly the query's stems (`asked`: them and the boost) keeps
+    1/boost of its distance to 1."""
     title_weight, content_weight = weights
     total = title_weight + content_weight
     by_doc = {hit.doc: hit for hit in found}
     said = {hit.doc: hit for hit in passages}
+    stems, boost = asked
     scored = []
     for doc in dict.fromkeys([*by_doc, *said]):
         hit, passage = by_doc.get(doc), said.get(doc)
         lexical = hit.score if hit is not None else 0.0
         content = passage.score if passage is not None else 0.0
-        score = round(max(lexical, (title_weight * lexical + content_weight * content) / total), 4)
+        score = max(lexical, (title_weight * lexical + content_weight * content) / total)
+        if stems and passage is not None and heading_stems(docs, passage) == stems:
+            score = 1.0 - (1.0 - score) / boost
+        score = round(score, 4)
         scored.append((-score, hit.rank if hit is not None else keep, doc, lexical, content))
     scored.sort()
     result = []
@@ -196,3 +213,32 @@ def fused(
         section = passage.section if passage is not None and content > 0 else -1
         result.append(Candidate(-negative, rank, order, docs, doc, detail, meant, section))
     return result
+
+
+def with_members(
+    found: list[Candidate],
+    docs: Docs,
+    order: int,
+    asked: tuple[str, tuple[int, ...]],
+    ranking: Ranking,
+    explain: bool,
+) -> list[Candidate]:
+    """One manifest's candidates (best first) with the pages that document the owner's
+    members of the kind `asked` (`members.member_query`): a page with the most of them
+    scores at least `member_score`, one with fewer that times the square root of its share
+    (two at least); ranked anew."""
+    counted = member_pages(docs.pages, *asked)
+    if not counted or counted[0][1] < 2:
+        return found
+    most = counted[0][1]
+    floor = {doc: ranking.member_score * (n / most) ** 0.5 for doc, n in counted[:10] if n >= 2}
+    by_doc = {hit.doc: hit for hit in found}
+    for doc, score in floor.items():
+        hit = by_doc.get(doc)
+        if hit is None:
+            detail = {"terms": [], "members": asked[0]} if explain else None
+            by_doc[doc] = Candidate(round(score, 4), len(found), order, docs, doc, detail, -1)
+        elif hit.score < score:
+            by_doc[doc] = hit._replace(score=round(score, 4))
+    ranked = sorted(by_doc.values(), key=lambda hit: (-hit.score, hit.rank))
+    return [hit._replace(rank=rank) for rank, hit in enumerate(ranked)]

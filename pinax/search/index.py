@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from pinax.search.content import ContentIndex
 from pinax.search.indexing import (
     FIELD_B,
     FIELD_WEIGHTS,
@@ -41,12 +42,15 @@ from pinax.search.ranking import RANKING
 from pinax.search.semantic import Vectors
 from pinax.search.symbol_field import EXACT, SYMBOL, dotted_names, name_terms, symbol_text
 from pinax.search.tokens import (
+    MEMBER,
     PART_WEIGHT,
     STOP_WORDS,
     chunk_words,
     chunks,
     phrases,
     stem,
+    stem_form,
+    typed_as_code,
     words,
     written_as_names,
 )
@@ -133,6 +137,15 @@ def known_words(query: str, indexes: Sequence[SearchIndex]) -> frozenset[str]:
     return frozenset(w for w in written if any(index.knows(w) for index in indexes))
 
 
+def text_words(query: str, contents: Sequence[ContentIndex]) -> frozenset[str]:
+    """The query's words that some page text uses (see `ContentIndex.knows`): known words,
+    never corrected into others ("protect" is not "project" where the text says protect)."""
+    if not contents:
+        return frozenset()
+    written = {w for chunk in chunks(query) for w, _ in chunk_words(chunk)}
+    return frozenset(w for w in written if any(c.knows(w) for c in contents))
+
+
 def pooled(
     plans: Sequence[Plan], indexes: Sequence[SearchIndex], names: Sequence[str] = ()
 ) -> list[Plan]:
@@ -204,8 +217,12 @@ class SearchIndex:
         return self._topk.df(term) if term >= 0 else 0
 
     def knows(self, word: str) -> bool:
-        """Whether a query word (lower-case, as typed) is in the vocabulary."""
-        return max(self.vocabulary.term_ids([stem(word), SYMBOL + word])) >= 0
+        """Whether a query word (lower-case, as typed) is in the vocabulary: a symbol's word,
+        or a stem the word is written as or is a usual form of (see `_stem_only`)."""
+        term, symbol = self.vocabulary.term_ids([stem(word), SYMBOL + word])
+        if symbol >= 0:
+            return True
+        return term >= 0 and (stem_form(word) or self.vocabulary.has_word(word))
 
     # -- planning ------------------------------------------------------------------------------
 
@@ -224,7 +241,7 @@ class SearchIndex:
                 weights[word] = max(min(part, 1.0), weights.get(word, 0.0))
             if len(tokens) > 1:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
-            if len(tokens) > 1 or not chunk[1:].islower():
+            if len(tokens) > 1 or typed_as_code(chunk):
                 coded.update(w for w, _ in tokens)
             if "." in chunk:  # each dotted segment whole too (`directory_tree` of a long name)
                 for segment in chunk.split("."):
@@ -256,6 +273,8 @@ class SearchIndex:
                 if symbol >= 0:  # beside the word: as much as a name typed as code, else less
                     share = weight * (1.0 if word in coded else SYMBOL_WORD_SHARE)
                     plan.terms.append(Term(symbol, share, word, SYMBOL + word, "exact"))
+                elif self._stem_only(word, weight, trusted):
+                    self._correct_beside(plan, word, weight, text)
                 continue
             if symbol >= 0:  # a word only symbols have: found as typed
                 self._add(plan, Term(symbol, weight, word, SYMBOL + word, "exact"), weight)
@@ -284,16 +303,45 @@ class SearchIndex:
         """A name typed with its case and underscores (`run_streamed`, `MessagePump`,
         `DISABLED`) is also looked up as a symbol's last part exactly so written: a bonus
         beside its words (not in the reference), full for a name typed as code, a quarter
-        for a plain word, as in the symbol field."""
-        typed = list(dict.fromkeys(c for c in chunks(query) if "." not in c))
+        for a plain word, as in the symbol field. A stop word is looked up only when typed
+        as code (`.a`, `a()`, `A_B`): "what is a session" names no attribute `a`."""
+        names = written_as_names(query)
+        typed = [
+            c
+            for c in dict.fromkeys(chunks(query))
+            if "." not in c
+            and (c.lower() not in STOP_WORDS or typed_as_code(c) or c.lower() in names)
+        ]
+        if "." in query:  # `.a`: a stop word typed as a member's name
+            typed += [m for m in MEMBER.findall(query) if m not in typed]
         for chunk, term in zip(
             typed, self.vocabulary.term_ids([EXACT + c for c in typed]), strict=True
         ):
             if term >= 0:
-                coded = "_" in chunk or not chunk[1:].islower()
+                coded = typed_as_code(chunk) or chunk.lower() in names
                 share = NAME_WEIGHT if coded else NAME_WEIGHT * SYMBOL_WORD_SHARE
                 word = chunk_words(chunk)[-1][0] if chunk_words(chunk) else chunk.lower()
                 plan.terms.append(Term(term, share, word, EXACT + chunk, "exact"))
+
+    def _stem_only(self, word: str, weight: float, trusted: frozenset[str]) -> bool:
+        """Whether the index knows a typed word only as the stem of other words (`composion`
+        by `compos` of `composables`): not written so anywhere, nor one of its stem's usual
+        forms, nor known elsewhere (`trusted`): no evidence that the word exists."""
+        return (
+            word not in trusted
+            and _rescuable(word, weight)
+            and not stem_form(word)
+            and not self.vocabulary.has_word(word)
+        )
+
+    def _correct_beside(self, plan: Plan, word: str, weight: float, text: str) -> None:
+        """A correction of a word known only by its stem, beside the stem's match."""
+        corrected = self.vocabulary.correct(word)
+        if corrected is None:
+            return
+        found = self.vocabulary.word_text(corrected)  # (a longer word holding it: a real part)
+        if stem(found) != text and word not in found:
+            self._add_word(plan, word, corrected, weight * CORRECTION_WEIGHT, "fuzzy")
 
     def _names(self, plan: Plan, names: list[str]) -> None:
         """A dotted name typed (`json.dumps`, `Agent.run()`) is also looked up whole, as a

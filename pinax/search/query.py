@@ -22,12 +22,15 @@ from pinax.search.fusion import (
     corrections,
     discounted,
     fused,
+    with_members,
 )
-from pinax.search.index import known_words, pooled
+from pinax.search.index import known_words, pooled, text_words
+from pinax.search.members import member_query
 from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
 from pinax.search.semantic import query_vector
-from pinax.search.tokens import chunks
+from pinax.search.surface import ambiguous_words, surface_first
+from pinax.search.tokens import STOP_WORDS, chunks, words
 
 STRATEGIES = ("bm25", "fuzzy", "substring")  # from plain to most rescued
 
@@ -63,6 +66,8 @@ def search_many(
     selected = list(selected)
     fanned = len(selected) > 1
     known = known_words(query, [d.index for d in selected]) if fanned else frozenset()
+    text_known = text_words(query, [d.content for d in selected if d.content is not None])
+    known |= text_known
     # Each manifest's best, one more than asked (the runner-up sets confidence); fanned
     # out, at least the alike_depth that set its discount, whatever the limit.
     depth = ranking.alike_depth
@@ -84,7 +89,19 @@ def search_many(
     discounts: list[float] = []
     said: list[list[ContentHit] | None] = []
     with_content = content_weight > 0 and any(d.content is not None for d in selected)
-    shares = content_shares(len(query_terms(query)), ranking) if with_content else (1.0, 0.0)
+    # a word only page text knows: the text answers (titles know none of `text_only`)
+    text_only = with_content and any(
+        not any(d.index.knows(w) for d in selected) for w in text_known if w not in STOP_WORDS
+    )
+    size = len(query_terms(query))
+    # a heading that is the whole question (three words typed or more: "What is Vue?")
+    question = len(words(query)) >= ranking.heading_question_words
+    asked = (
+        frozenset(query_terms(query)) if question else frozenset(),
+        ranking.exact_heading_boost,
+    )
+    shape = member_query(query)  # `str methods`: an owner and a kind of member
+    shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
     content_share = shares[1]
     for docs, plan in zip(selected, plans, strict=True):
         vectors = docs.index.vectors if vector is not None else None
@@ -134,7 +151,16 @@ def search_many(
             )
             alike = [entry[0] for entry in best[:depth]] if fanned else ()
         if passages is not None:
-            merged[start:] = fused(merged[start:], passages, docs, order, shares, wanted, explain)
+            mine = merged[start:]
+            merged[start:] = fused(mine, passages, docs, order, shares, wanted, explain, asked)
+            alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
+        typed = ambiguous_words(docs.index.vocabulary, query) if merged[start:] else ()
+        if typed:
+            share, look = ranking.stem_only_share, ranking.rerank_pool
+            merged[start:] = surface_first(merged[start:], docs, typed, share, look)
+            alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
+        if shape is not None and docs.pages.symbol_start[-1]:
+            merged[start:] = with_members(merged[start:], docs, order, shape, ranking, explain)
             alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
         if fanned:
             starts.append(start)

@@ -29,11 +29,23 @@ class Ranking:
     # Content's share for a question (bench/eval_content.py: mean MRR@5 over the DEV
     # questions of four sets 0.658 off -> 0.834).
     content_weight: float = 0.6
-    # Query words (stop words aside) at or below which content counts for nothing, and from
+    # Query words (stop words aside) at or below which content counts least, and from
     # which it counts in full: a few words name a page, a question describes it (set by hand;
     # bench/eval_content.py: anchor-text sets move by 0 to +0.015 R@10 with content on).
     name_words: int = 2
     question_words: int = 7
+    # Content's share at `name_words` words or fewer, as a fraction of `content_weight`: a
+    # short query still finds the pages whose text uses its words where titles and headings
+    # answer nothing, and a title match (the floor of the fused score) still leads
+    # (bench/quality/short_queries.py --shares 0,0.25,0.5,1 on the even rows of seven sets:
+    # body-only words found in the top 5 0.757 / 0.957 / 0.957 / 0.962, short anchor-text
+    # queries MRR@10 0.759 / 0.768 / 0.770 / 0.770; 0.25, the least that finds them: at 1
+    # fastapi's short queries lose R@10 1.000 -> 0.909).
+    short_share: float = 0.25
+    # A query word that no title, heading or symbol has but some page's text does gives
+    # content its whole `content_weight`, whatever the query's length (the text is all that
+    # knows it: bench/quality/short_queries.py --shares 0, body-only words found in the top 5
+    # on the even rows 0.757 with this rule alone, where content had no share at all before).
     # Lexical candidates each manifest re-scores by meaning (set by hand; bench/eval_semantic.py).
     rerank_pool: int = 30
     # Pages each manifest's content ranking offers the fusion (set by hand; bench/eval_content.py).
@@ -80,6 +92,22 @@ class Ranking:
     name_weight: float = 1.0
     # A query that is exactly a page's title (bench/eval_search.py --ablation: exact-title boost).
     exact_title_boost: float = 1.2
+    # A page whose best section's heading is the query (stop words and punctuation aside:
+    # "What is Vue?") keeps 1/exact_heading_boost of its distance to 1 (set by hand; checked
+    # on bench/quality/eval_content.py and bench/quality/short_queries.py).
+    exact_heading_boost: float = 2.0
+    # ...for a question of this many words typed or more, stop words included: a name of two
+    # words is many pages' heading (bench/quality/short_queries.py, adk's anchor-text set:
+    # MRR@10 with content 0.875 boosting every length, 0.898 from three words; off 0.903).
+    heading_question_words: int = 3
+    # An owner and a kind of member (`str methods`): the page documenting most of that
+    # owner's members of that kind scores at least this (set by hand: above a title that
+    # merely shares a word, below a title that is the query, 0.9 and up).
+    member_score: float = 0.85
+    # A typed word whose stem other written words share (`customer`, `custom`): a page whose
+    # title and headings lack the form typed keeps this share of its score (set by hand;
+    # bench/quality/eval_sections.py and eval_search.py before and after).
+    stem_only_share: float = 0.85
     # Words shorter than this are never corrected; words this long may be two edits away
     # (set by hand; bench/eval_search.py typo sets).
     min_typo_length: int = 5
@@ -103,12 +131,19 @@ class Ranking:
     # scores 1 - e^-content_calibration = 0.9, on the title index's scale (set by hand).
     content_calibration: float = 2.3
 
-    def content_share(self, size: int, weight: float | None = None) -> float:
-        """Content's share of the score for a query of `size` words (stop words aside): 0 at
-        `name_words` or fewer, `weight` (default `content_weight`) from `question_words`."""
+    def content_share(
+        self, size: int, weight: float | None = None, text_only: bool = False
+    ) -> float:
+        """Content's share of the score for a query of `size` words (stop words aside):
+        `short_share` of `weight` (default `content_weight`) at `name_words` or fewer, all of
+        it from `question_words`, in a line between; all of it when a word is known only to
+        page text (`text_only`)."""
         weight = self.content_weight if weight is None else weight
+        if text_only:
+            return weight
         span = self.question_words - self.name_words
-        return weight * min(1.0, max(0.0, (size - self.name_words) / span))
+        ramp = min(1.0, max(0.0, (size - self.name_words) / span))
+        return weight * (self.short_share + (1.0 - self.short_share) * ramp)
 
 
 RANKING = Ranking()
@@ -119,8 +154,9 @@ def content_formula(ranking: Ranking = RANKING) -> str:
     return (
         "The score is the larger of the title and heading score and (1 - w) x that score "
         "+ w x the best section's text score, where w is content_weight scaled by the "
-        f"query's length: 0 at {ranking.name_words} words or fewer, all of it from "
-        f"{ranking.question_words} (stop words aside)"
+        f"query's length: {ranking.short_share} of it at {ranking.name_words} words or "
+        f"fewer, all of it from {ranking.question_words} (stop words aside), and all of it "
+        "when a word is known only to page text"
     )
 
 

@@ -60,6 +60,15 @@ def chunks(text: str) -> list[str]:
     return CHUNK.findall(text)
 
 
+MEMBER = re.compile(r"(?<![\w.])\.([^\W\d]\w*)")  # `.a`: a member's name typed alone
+
+
+def typed_as_code(chunk: str) -> bool:
+    """Whether one chunk is written as a code name by its letters: an underscore, or a
+    capital past the first letter (`MessagePump`, `DISABLED`); `a` and `A` are words."""
+    return "_" in chunk or any(c.isupper() for c in chunk[1:])
+
+
 def written_as_names(text: str) -> set[str]:
     """The one-word chunks of a text written as code names (`__init__`, `dumps()`: an
     underscore beside them, or call parentheses after), lower-cased: identifiers, not words
@@ -175,6 +184,22 @@ def stem(word: str) -> str:
         return word
     with _STEMMER_LOCK:  # a stemmer object is not safe to share between threads
         return _STEMMER.stemWord(word)
+
+
+# What an English word adds to its stem when it is one of that stem's usual forms
+# (`protects`, `petite`, `overkill`, `hooks`): a typed word so formed, whose stem an index
+# knows, is that word; one formed otherwise (`composion`: `compos` + `ion`, as in
+# `composables`) is no evidence the word exists (set by hand; see `stem_form`).
+INFLECTIONS = frozenset(("", "s", "es", "e", "ed", "d", "ing", "l", "ly", "y", "ies", "er", "ers"))
+
+
+def stem_form(word: str) -> bool:
+    """Whether a lower-case word is its stem plus one of the usual `INFLECTIONS`: an index
+    that knows the stem knows the word."""
+    root = stem(word)
+    if root.endswith("i") and not word.startswith(root):  # `lengthy` -> `lengthi`
+        root = root[:-1] + "y"
+    return word.startswith(root) and word[len(root) :] in INFLECTIONS
 
 
 def stemmer() -> Callable[[list[str]], list[str]]:

@@ -145,6 +145,14 @@ class Vocabulary:
             for a, ok, k in zip(at.tolist(), hit, keys, strict=True)
         ]
 
+    def has_word(self, word: str) -> bool:
+        """Whether a lower-case word is written so in the indexed text (not just its stem)."""
+        key = word.encode()
+        if not len(self.words) or len(key) > self.words.dtype.itemsize:
+            return False
+        at = int(np.searchsorted(self.words, key))
+        return at < len(self.words) and bytes(self.words[at]) == key
+
     def term_text(self, term: int) -> str:
         return bytes(self.terms[term]).decode()
 

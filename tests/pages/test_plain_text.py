@@ -11,6 +11,7 @@ reference below is that earlier, careful way, kept here as the oracle.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import random
 import re
@@ -69,10 +70,20 @@ def careful_visible(markdown: str) -> str:
     return _CONTROL.sub("", text)
 
 
+def _without_marks(text: str) -> str:
+    return text.translate(_MARKS) if text.isascii() else _MARK_RUNS.sub("", text)
+
+
 def careful_plain(markdown: str) -> str:
     text = _ICON.sub("", _FENCE.sub("", _LINK_TARGET.sub("", careful_visible(markdown))))
-    text = text.translate(_MARKS) if text.isascii() else _MARK_RUNS.sub("", text)
-    return " ".join(text.split())
+    # marks that are code stay: `name[...]` (no bracket or line end inside, 200 at most)
+    # and a star run with a space or tab on both sides
+    pieces = re.split(r"((?<=\w)\[[^\[\]\n]{0,200}\]|(?<=[ \t])\*+(?=[ \t]))", text)
+    plain = [
+        piece if odd else _without_marks(piece)
+        for odd, piece in zip(itertools.cycle((False, True)), pieces)
+    ]
+    return " ".join("".join(plain).split())
 
 
 PIECES = [
@@ -103,6 +114,9 @@ PIECES = [
     "[a](b)",
     "![i](j.png)",
     "**",
+    " * ",
+    "x[1]",
+    "a[",
     "|",
     ":octicons-x-24:",
     "\u200b",

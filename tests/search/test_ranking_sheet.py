@@ -59,10 +59,12 @@ def test_content_formula_is_the_one_search_uses() -> None:
     """The spec once said (1 - w) x titles + w x content: the share grows with the query's
     length and the title score is a floor."""
     text = content_formula()
-    assert f"0 at {RANKING.name_words} words" in text
+    assert f"{RANKING.short_share} of it at {RANKING.name_words} words" in text
     assert f"from {RANKING.question_words}" in text
-    assert "larger of" in text
-    assert RANKING.content_share(RANKING.name_words) == 0.0
+    assert "larger of" in text and "known only to page text" in text
+    short = RANKING.short_share * RANKING.content_weight
+    assert RANKING.content_share(RANKING.name_words) == pytest.approx(short)
+    assert RANKING.content_share(1, text_only=True) == RANKING.content_weight
     assert RANKING.content_share(RANKING.question_words) == RANKING.content_weight
     assert RANKING.content_share(RANKING.question_words + 5) == RANKING.content_weight
     middle = (RANKING.name_words + RANKING.question_words) // 2

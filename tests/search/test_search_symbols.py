@@ -175,3 +175,46 @@ def test_a_heading_that_is_a_symbol_adds_nothing_to_the_heading_field() -> None:
         }
 
     assert postings(arrays(True)) == postings(arrays(False))
+
+
+def builtin_types() -> Manifest:
+    """Pages of Python's docs where `str methods` used to find C-API pages by their titles."""
+    methods = ["capitalize", "casefold", "center", "count", "zfill"]
+    pages = [
+        {
+            "url": f"{PY}/stdtypes.html",
+            "title": "Built-in Types",
+            "symbols": [
+                *({"name": f"str.{m}", "kind": "method", "anchor": f"str.{m}"} for m in methods),
+                {"name": "str", "kind": "class", "anchor": "str"},
+                {"name": "list.append", "kind": "method", "anchor": "list.append"},
+            ],
+        },
+        {"url": "https://docs.python.org/3/c-api/method.html", "title": "Instance Method Objects"},
+        {"url": "https://docs.python.org/3/c-api/float.html", "title": "Floating-Point Objects"},
+        {"url": "https://docs.python.org/3/c-api/unicode.html", "title": "Unicode str Objects"},
+        {
+            "url": f"{PY}/asyncio-exceptions.html",
+            "title": "Exceptions",
+            "symbols": [
+                {"name": f"asyncio.{e}", "kind": "exception", "anchor": f"asyncio.{e}"}
+                for e in ("TimeoutError", "CancelledError", "InvalidStateError")
+            ],
+        },
+        {"url": f"{PY}/exceptions.html", "title": "Built-in Exceptions"},
+    ]
+    return from_dict({"pinax_manifest": 1, "name": "py", "url": PY, "pages": pages})
+
+
+@pytest.mark.parametrize(
+    ("query", "page"),
+    [
+        ("str methods", f"{PY}/stdtypes.html"),
+        ("asyncio exceptions", f"{PY}/asyncio-exceptions.html"),
+    ],
+)
+def test_an_owner_and_a_kind_of_member_find_where_they_are_documented(
+    query: str, page: str
+) -> None:
+    results = Tools(Library([builtin_types()])).search_pages(query, limit=3)["results"]
+    assert results[0]["url"] == page, [r["url"] for r in results]

@@ -1,0 +1,88 @@
+"""A stem shared by unrelated words (`customer`, `custom`): where the title index has both
+written forms, a page whose title or headings have the form typed comes before one found by
+the stem alone.
+
+Only words the index has as written, whose stem other written words with another base share
+(`customer` beside `custom`, `customize`), are looked at; the candidates' titles and headings
+are read for them (a few dozen pages, only for such queries).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pinax.search.tokens import STOP_WORDS, stem, words
+
+if TYPE_CHECKING:
+    from pinax.search.docs import Docs
+    from pinax.search.fusion import Candidate
+    from pinax.search.vocabulary import Vocabulary
+
+SAME_STEM_LOOKED = 200  # written words of one stem looked through, at most
+
+
+PLAIN_FORMS = frozenset(("", "s", "es", "e", "ed", "d", "ing", "ies", "y"))
+
+
+def base(word: str) -> str:
+    """A word's family among those of its stem: "" for the stem's plain forms (`custom`,
+    `customs`; `charge`, `charged`), else the word without a plural's `s` (`customer` of
+    `customers`, `customize`)."""
+    root = stem(word)
+    if root.endswith("i") and not word.startswith(root):
+        root = root[:-1] + "y"
+    if word.startswith(root) and word[len(root) :] in PLAIN_FORMS:
+        return ""
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
+    """The query's words (whole, no stop words) the index has as written whose stem some
+    other written word with another base shares."""
+    found = set()
+    for word, weight in words(query):
+        if weight < 1.0 or word in STOP_WORDS or not word.isalpha() or len(word) < 4:
+            continue
+        root = stem(word)
+        term = vocabulary.term(root)
+        if term < 0 or not vocabulary.has_word(word):
+            continue
+        key = root.encode()
+        table = vocabulary.words
+        low = int(np.searchsorted(table, key))
+        high = min(int(np.searchsorted(table, key + b"\xff")), low + SAME_STEM_LOOKED)
+        mine = base(word)
+        for at in range(low, high):
+            other = bytes(table[at]).decode()
+            if int(vocabulary.word_term[at]) == term and base(other) != mine:
+                found.add(word)
+                break
+    return frozenset(found)
+
+
+def surface_first(
+    found: list[Candidate], docs: Docs, typed: frozenset[str], share: float, look: int
+) -> list[Candidate]:
+    """One manifest's candidates (best first), those of the first `look` whose title and
+    headings have a typed word's stem only in another family (`custom` for `customer`),
+    not the typed one, scoring `share` of their score; ranked anew."""
+    wanted = {(stem(word), base(word)) for word in typed}
+    stems = {root for root, _ in wanted}
+    changed = False
+    result = list(found)
+    for at, hit in enumerate(found[:look]):
+        if hit.passage >= 0:  # found by its text, which keeps stems only: no say here
+            continue
+        page = docs.pages[hit.doc]
+        texts = [page.title, *(heading.title for heading in page.outline)]
+        written = {(stem(w), w) for text in texts for w, _ in words(text)}
+        families = {(root, base(w)) for root, w in written if root in stems}
+        if any(root in stems for root, _ in families) and not wanted & families:
+            result[at] = hit._replace(score=round(hit.score * share, 4))
+            changed = True
+    if not changed:
+        return found
+    ranked = sorted(result, key=lambda hit: (-hit.score, hit.rank))
+    return [hit._replace(rank=rank) for rank, hit in enumerate(ranked)]

@@ -22,7 +22,7 @@ ROOMS = ("manifest", "search", "pages", "builder", "server", "versions", "projec
 MAY_IMPORT = {
     "errors": set(),
     "lazy": set(),
-    "files": set(),
+    "files": {"errors"},
     "workers": {"errors"},
     "manifest": {"errors", "files", "lazy", "workers"},
     "search": {"manifest", "pages", "files", "errors", "lazy", "workers"},

@@ -76,6 +76,9 @@ class Read:
 
 
 class _Failed(Exception):
+    """Raised inside one page's outline fetch (robots.txt, not HTML, ...) and caught by its
+    caller, which records `reason` for the report; never leaves this module."""
+
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(reason)
         self.reason = reason

@@ -303,6 +303,19 @@ def test_the_search_door_offers_what_its_clients_use() -> None:
     assert set(door.__all__) == used
 
 
+MAX_MODULE_LINES = 600  # the house's bound: a longer module mixes jobs (kernels.pyx aside)
+
+
+def test_no_module_is_over_the_bound() -> None:
+    """pages/budget.py once held both the heading finding and the budget (670 lines)."""
+    long = {
+        str(path.relative_to(PACKAGE.parent)): lines
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if (lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
+
+
 @pytest.mark.parametrize("room", ROOMS)
 def test_no_circle_inside_a_room(room: str) -> None:
     """No module of the room imports, directly or through others, a module that imports it

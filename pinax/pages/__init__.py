@@ -5,7 +5,8 @@ fetching and extraction names (`PageReader`, `Fetcher`, `extract_page` ...) load
 the HTML parser on first use, so a process that never reads a page never imports them.
 
 - budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
-  `SectionNotFound`, `heading_lines` (where a page's headings stand in its Markdown).
+  `SectionNotFound`. headings: `heading_lines` (where a page's headings stand in its
+  Markdown).
 - cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`. cache_shared: `SharedCache`,
   `open_shared` (pages shared through Redis by every process given one `--cache-redis` URL;
   redis-py is imported only when one is given).

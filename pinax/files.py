@@ -9,10 +9,15 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
+from pinax.errors import InvalidArgs
 
-class SpecialFile(ValueError):
-    """Not a regular file (a FIFO, a device, a socket, a symlink where none is followed), or
-    past the size limit."""
+
+class SpecialFile(InvalidArgs, ValueError):
+    """Raised by `open_regular`/`read_regular` for a file that is not a regular one (a FIFO, a
+    device, a socket, a symlink where none is followed) or past the size limit: an input the
+    caller must change. Every caller catches it at the call and says which file; it stays a
+    `ValueError` so the readers that catch `ValueError` for any bad input (the reST include
+    and conf readers, the content index loader) keep treating it as one."""
 
 
 def open_regular(path: str | Path, limit: int, follow_links: bool = True) -> BinaryIO:

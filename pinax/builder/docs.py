@@ -29,13 +29,13 @@ from typing import TYPE_CHECKING, Any
 from pinax.errors import PinaxError
 
 from .report import Reporter
+from .suffixes import SOURCE_SUFFIXES
 from .urls import default_name, is_url
 
 if TYPE_CHECKING:
     from pinax.manifest import Manifest
 
 MANIFEST_MAX_AGE = 7 * 24 * 3600.0
-SOURCE_SUFFIXES = frozenset({".md", ".mdx", ".markdown", ".rst", ".html", ".htm"})
 
 
 # JSON files docs tools keep beside the pages (Docusaurus, Nextra, npm): not manifests.

@@ -44,13 +44,13 @@ from pinax.manifest import (
 from pinax.pages import SourcePage, source_page
 
 from . import generators, ignore, layouts
-from .docs import SOURCE_SUFFIXES
 from .generators import slugs
 from .markdown_outline import markdown_outline
 from .model import BuildOptions
 from .report import Reporter, count_pages
 from .sections import Sections, split
 from .select import Patterns
+from .suffixes import SOURCE_SUFFIXES
 from .urls import is_url, site_base
 
 HTML = frozenset({".html", ".htm"})

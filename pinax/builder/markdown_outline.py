@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator
 
 from pinax.manifest import Heading
 
+from .outline_rules import outline_entries
 from .sections import Cut
 
 _FENCE = re.compile(r"[ \t]{0,3}(`{3,}|~{3,})")
@@ -43,8 +44,6 @@ def outline_cuts(
 ) -> tuple[str | None, list[Cut]]:
     """The first H1's text, and every heading line as a `Cut`: the title's, the outline's
     entries, and the headings the outline leaves out (where `--content` cuts the text)."""
-    from .outlines import outline_entries
-
     title: str | None = None
     found: list[tuple[int, str, str | None]] = []
     lines: list[tuple[int, int, bool]] = []  # (start, end, the title's?) of each heading line

@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pinax.errors import FetchFailed, PinaxError
-from pinax.manifest import HEADING_LEVELS, MAX_HEADING_LENGTH, MAX_HEADINGS, Heading, Page, PageText
+from pinax.manifest import Heading, Page, PageText
 from pinax.pages import (
     Fetcher,
     Limits,
@@ -50,6 +50,7 @@ from .content import is_html
 from .markdown_outline import outline_cuts
 from .model import BuildOptions
 from .net import SiteAccess
+from .outline_rules import outline_entries
 from .report import Reporter
 from .sections import MAX_PAGE_TEXT, MAX_URL, Cut, Sections, fetched_at, split
 
@@ -58,7 +59,6 @@ RETRIES = 3  # a 429 or 503 is retried this many times
 MAX_RETRY_WAIT = 60.0  # seconds; a longer Retry-After fails the page instead
 DEFAULT_RETRY_WAIT = 5.0  # a 429 without Retry-After
 _RETRY_AFTER = re.compile(r"retry after (\d+) s")
-_ANCHOR = re.compile(rf"[^\s#]{{1,{MAX_HEADING_LENGTH}}}")
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
 log = logging.getLogger("pinax.builder")
 
@@ -76,6 +76,9 @@ class Read:
 
 
 class _Failed(Exception):
+    """Raised inside one page's outline fetch (robots.txt, not HTML, ...) and caught by its
+    caller, which records `reason` for the report; never leaves this module."""
+
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(reason)
         self.reason = reason
@@ -376,21 +379,6 @@ def outline_of(headings: tuple) -> tuple[Heading, ...]:
     """The h2..h6 of a page's extracted headings as manifest entries, within the manifest's
     limits (an over-long title is cut, an anchor that is not one is left out)."""
     return tuple(heading for _, heading in outline_entries(headings))
-
-
-def outline_entries(headings: tuple) -> list[tuple[int, Heading]]:
-    """`outline_of`'s entries, each with the position in `headings` it came from."""
-    outline = []
-    for i, (level, title, anchor) in enumerate(headings):
-        title = title.strip()[:MAX_HEADING_LENGTH].strip()
-        if level not in HEADING_LEVELS or not title:
-            continue
-        if anchor is not None and not _ANCHOR.fullmatch(anchor):
-            anchor = None
-        outline.append((i, Heading(level, title, anchor)))
-        if len(outline) == MAX_HEADINGS:
-            break
-    return outline
 
 
 def _extract(response: Response) -> Any:  # pinax.pages' Extracted

@@ -36,7 +36,8 @@ class Sitemap:
 
 
 class _Refused(Exception):
-    pass
+    """Raised while reading a sitemap that must stop (a DTD, a root that is no sitemap, the
+    entry limit) and caught by `parse`, which says why; never leaves this module."""
 
 
 def parse(data: bytes, source: str, max_entries: int) -> Sitemap:

@@ -75,6 +75,9 @@ async def fetch_titles(
 
 
 class _NoTitle(Exception):
+    """Raised when one page gives no title (robots.txt, not HTML, ...) and caught by its
+    caller, which records `reason`; never leaves this module."""
+
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason

@@ -5,7 +5,8 @@ fetching and extraction names (`PageReader`, `Fetcher`, `extract_page` ...) load
 the HTML parser on first use, so a process that never reads a page never imports them.
 
 - budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
-  `SectionNotFound`, `heading_lines` (where a page's headings stand in its Markdown).
+  `SectionNotFound`. headings: `heading_lines` (where a page's headings stand in its
+  Markdown).
 - cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`. cache_shared: `SharedCache`,
   `open_shared` (pages shared through Redis by every process given one `--cache-redis` URL;
   redis-py is imported only when one is given).
@@ -18,9 +19,10 @@ the HTML parser on first use, so a process that never reads a page never imports
 - credentials: `Credentials` (headers for a site behind a login, by exact origin),
   `read_headers_file`.
 - localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
-  `source_markdown`, `source_page`, `SourcePage`, `split_front_matter`, `rst_to_markdown`,
-  `rst_id` (a source as its author wrote it, and as Markdown: reST through docutils,
-  pinax.pages.rest, with its headings' anchors and API symbols).
+  `source_markdown`, `source_page`, `SourcePage`, `split_front_matter` (a source as its
+  author wrote it, and as Markdown: reST through docutils, pinax.pages.rest, with its
+  headings' anchors and API symbols); rst_titles: `rst_to_markdown` (its linear fallback),
+  `rst_id`.
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
@@ -33,11 +35,11 @@ from pinax.pages.budget import (
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
     SectionNotFound,
-    heading_lines,
     window,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
 from pinax.pages.credentials import Credentials, read_headers_file
+from pinax.pages.headings import heading_lines
 from pinax.pages.localfiles import LocalFiles
 from pinax.pages.policy import (
     AddressPolicy,
@@ -47,14 +49,8 @@ from pinax.pages.policy import (
     origin_of,
     site_origins,
 )
-from pinax.pages.sourcetext import (
-    SourcePage,
-    rst_id,
-    rst_to_markdown,
-    source_markdown,
-    source_page,
-    split_front_matter,
-)
+from pinax.pages.rst_titles import rst_id, rst_to_markdown
+from pinax.pages.sourcetext import SourcePage, source_markdown, source_page, split_front_matter
 from pinax.pages.text import clean_markdown, fence_lines, strip_invisible, visible_text
 
 if TYPE_CHECKING:

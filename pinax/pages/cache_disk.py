@@ -26,6 +26,7 @@ from typing import Any
 from diskcache import JSONDisk
 from diskcache.core import MODE_BINARY, MODE_PICKLE, MODE_TEXT
 
+from pinax.errors import CacheError
 from pinax.files import SpecialFile, read_regular
 
 MAX_VALUE_BYTES = 64 << 20  # a page is at most 10 MiB of text before compression
@@ -33,8 +34,11 @@ MAX_VALUE_BYTES = 64 << 20  # a page is at most 10 MiB of text before compressio
 log = logging.getLogger("pinax.pages")
 
 
-class UnsafeEntry(ValueError):
-    """A cache row that points outside the folder, at a special file, or at too much."""
+class UnsafeEntry(CacheError, ValueError):
+    """Raised when a cache row points outside the folder, at a special file, or at too much
+    (the folder was tampered with). A `CacheError` for the tree; still a `ValueError` because
+    the cache's readers count a damaged entry by `ValueError` (`cache.DAMAGED`): pruning
+    treats a refused entry as infinitely old and deletes it, as before."""
 
 
 class JsonOnlyDisk(JSONDisk):

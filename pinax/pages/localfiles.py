@@ -80,7 +80,7 @@ def entry_of(url: str, path: Path, body: bytes, folder: Path | None = None) -> d
         extracted = extract(decode_html(body, None), url)
         markdown, title = extracted.markdown, extracted.title
         if any(heading.anchor for heading in extracted.headings):
-            from pinax.pages.budget import HEADING_IDS
+            from pinax.pages.headings import HEADING_IDS
 
             extra[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
     else:
@@ -93,7 +93,7 @@ def entry_of(url: str, path: Path, body: bytes, folder: Path | None = None) -> d
         title = page.meta.get("title") or page.title or ""
     content_hash = "sha256:" + hashlib.sha256(markdown.encode("utf-8")).hexdigest()
     if not title:
-        from pinax.pages.budget import document
+        from pinax.pages.headings import document
 
         first = next((h for h in document(markdown, content_hash).headings if h.level == 1), None)
         title = first.title if first else path.stem
@@ -113,7 +113,7 @@ def entry_of(url: str, path: Path, body: bytes, folder: Path | None = None) -> d
 def _beside(markdown: str, page: SourcePage) -> dict[str, Any]:
     """A reST page's heading ids and API entries, as the entry's side fields (only while
     they still match the Markdown: one id per heading get_page sees)."""
-    from pinax.pages.budget import ENTRIES, HEADING_IDS, Document
+    from pinax.pages.headings import ENTRIES, HEADING_IDS, Document
 
     extra: dict[str, Any] = {}
     if page.headings and len(Document(markdown).headings) == len(page.headings):

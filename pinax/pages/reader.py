@@ -35,11 +35,11 @@ from urllib.parse import urljoin
 import anyio
 
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
-from pinax.pages.budget import ENTRIES, HEADING_IDS, Document, document
 from pinax.pages.cache import DEFAULT_TTL, PageCache
 from pinax.pages.cache_shared import Claim, SharedCache
 from pinax.pages.credentials import Credentials
 from pinax.pages.fetch import Fetcher, Response
+from pinax.pages.headings import ENTRIES, HEADING_IDS, Document, document
 from pinax.pages.localfiles import LocalFiles
 from pinax.pages.policy import UrlPolicy
 from pinax.pages.text import clean_markdown_counted, code_test

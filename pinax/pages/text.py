@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
-from pinax.pages.budget import Document
+from pinax.pages.headings import Document
 from pinax.pages.hidden import drop_hidden_markup
 
 # Zero-width and bidirectional control characters: invisible, and a classic way to smuggle

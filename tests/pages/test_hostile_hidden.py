@@ -146,7 +146,7 @@ def test_markdown_that_cannot_hide_anything_skips_the_careful_look() -> None:
     import gzip
     import json
 
-    from pinax.pages.budget import Document
+    from pinax.pages.headings import Document
     from pinax.pages.hidden import drop_hidden_markup
     from pinax.pages.text import clean_markdown, code_test, may_hide
 

@@ -11,13 +11,8 @@ import anyio
 import pytest
 
 from pinax.errors import InvalidArgs, NotFound
-from pinax.pages.budget import (
-    document,
-    estimate_tokens,
-    page_document,
-    result_tokens,
-    window,
-)
+from pinax.pages.budget import estimate_tokens, result_tokens, window
+from pinax.pages.headings import document, page_document
 from pinax.tools import Tools
 from tests.conftest import shared_path
 from tests.support.fixture_pages import (

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pinax.pages import extract_page
-from pinax.pages.budget import Document
+from pinax.pages.headings import Document
 from tests.support.fixture_pages import open_tools, read, serve
 from tests.support.http_site import Reply, Site
 from tests.support.work import assert_linear

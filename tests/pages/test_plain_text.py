@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinax.pages.budget import Document
+from pinax.pages.headings import Document
 from pinax.pages.hidden import attributes, drop_hidden_markup
 from pinax.pages.text import (
     Fences,

@@ -13,7 +13,7 @@ import pytest
 from bench.quality.rest_pages import leftovers, unlabelled_fences
 from pinax.pages.entries import CLOSE, END, START, take_entries
 from pinax.pages.rest import area_of, convert
-from pinax.pages.sourcetext import rst_to_markdown
+from pinax.pages.rst_titles import rst_to_markdown
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rst"
 

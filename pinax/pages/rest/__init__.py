@@ -153,7 +153,7 @@ def _convert(text: str, path: Path | None, state: State) -> Converted:
 def fallback(text: str) -> Converted:
     """The linear reading (linear.py): titles as headings, roles as their text, literal
     blocks fenced; no directive is otherwise interpreted."""
-    from pinax.pages.budget import Document
+    from pinax.pages.headings import Document
 
     from .linear import fallback_markdown
 

@@ -18,7 +18,6 @@ give nothing; no option is converted by code that imports or opens anything.
 
 from __future__ import annotations
 
-import textwrap
 from contextvars import ContextVar
 
 from docutils import nodes
@@ -26,7 +25,7 @@ from docutils.parsers.rst import Directive
 from docutils.parsers.rst import directives as registry
 
 from . import include, objects
-from .options import ANY
+from .options import ANY, dedent
 from .state import heading_line, highlight, state_of
 
 ADMONITIONS = {
@@ -142,21 +141,6 @@ class Code(Directive):
         node = nodes.literal_block(text, text, language=language or "text")
         caption = self.options.get("caption")
         return [heading_line("", caption), node] if caption else [node]
-
-
-def dedent(text: str, amount: str | None) -> str:
-    """`:dedent:` (a number of columns, or all common indentation when empty)."""
-    if amount is None:
-        return text
-    if not amount.strip():
-        return textwrap.dedent(text)
-    try:
-        columns = max(0, int(amount))
-    except ValueError:
-        return text
-    return "\n".join(
-        line[columns:] if not line[:columns].strip() else line for line in text.split("\n")
-    )
 
 
 class Admonition(Directive):

@@ -23,7 +23,7 @@ from docutils.parsers.rst.directives.misc import Include as DocutilsInclude
 
 from pinax.files import SpecialFile, read_regular
 
-from .options import ANY
+from .options import ANY, dedent
 from .state import MAX_INCLUDES, markdown, state_of
 
 STANDARD = Path(states.__file__).resolve().parent / "include"
@@ -164,8 +164,6 @@ class LiteralInclude(Directive):
         if path is None or text is None:
             return []
         text = select(text, self.options)
-        from .directives import dedent
-
         text = dedent(text, self.options.get("dedent")).strip("\n")
         language = self.options.get("language") or LANGUAGES.get(path.suffix.lower(), "")
         return [nodes.literal_block(text, text, language=language)] if text.strip() else []

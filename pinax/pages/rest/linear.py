@@ -1,11 +1,13 @@
 """The linear reading of a reST page too big, too deep or too slow for docutils: section
-titles as headings (pinax.pages.sourcetext), roles as their text in code, and literal
+titles as headings (pinax.pages.rst_titles), roles as their text in code, and literal
 blocks (`::`, `code-block`, `sourcecode`, `code`) fenced with their language. One pass over
 the lines, each looked at a bounded number of times; no directive is otherwise read."""
 
 from __future__ import annotations
 
 import re
+
+from pinax.pages.rst_titles import rst_to_markdown
 
 _ROLE = re.compile(r":[A-Za-z0-9_.+:-]{1,60}:`([^`\n]{1,500})`")
 _CODE = re.compile(r"[ \t]*\.\. (?:code-block|sourcecode|code)::[ \t]*(\S*)[ \t]*$")
@@ -14,8 +16,6 @@ _OPTION = re.compile(r"[ \t]+:[\w-]+:")
 
 def fallback_markdown(text: str, language: str = "python") -> str:
     """`text` (reST) as Markdown, linearly (see the module docstring)."""
-    from pinax.pages.sourcetext import rst_to_markdown
-
     markdown = _ROLE.sub(lambda m: f"`{m.group(1).lstrip('~!')}`", rst_to_markdown(text))
     return fence_literals(markdown, language)
 

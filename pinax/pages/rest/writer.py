@@ -18,8 +18,8 @@ from collections.abc import Iterable
 
 from docutils import nodes
 
-from pinax.pages.budget import Document
 from pinax.pages.entries import CLOSE, END, START, take_entries
+from pinax.pages.headings import Document
 
 from .state import State, api_entry, heading_line, highlight, markdown
 

@@ -7,7 +7,6 @@ result. Arguments arrive as a model or a shell sent them, so every one is checke
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -17,6 +16,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
+from pinax.arguments import (
+    CONTENT_WEIGHT,
+    EMBEDDING_WEIGHT,
+    LEXICAL_WEIGHT,
+    MAX_URL_LENGTH,
+    bounded_int,
+    docs_name,
+    flag,
+    fraction,
+    search_weights,
+    section_path,
+    text_argument,
+)
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.library import (
     Chosen,
@@ -53,17 +65,11 @@ DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
 MAX_QUERY_LENGTH = 500
 # search_pages' default weights (see `pinax.search.ranking`, where each is measured)
-LEXICAL_WEIGHT, EMBEDDING_WEIGHT = RANKING.lexical_weight, RANKING.embedding_weight
-CONTENT_WEIGHT = RANKING.content_weight
 DEFAULT_SECTION_LIMIT = 200
 MAX_SECTION_LIMIT = 1000
-MAX_URL_LENGTH = 4096
 MAX_HEADING_LENGTH = 500
 MAX_CURSOR_LENGTH = 200
 INDEX_FOLDER = "indexes"  # the on-disk search indexes, inside the cache folder
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_INTEGER = re.compile(r"-?[0-9]+")
 # The scope of the call being answered when its client's MCP roots gave one (set by the
 # server around a call; None: the tools' own `scope`).
 CALL_SCOPE: ContextVar[Scope | None] = ContextVar("pinax_call_scope", default=None)
@@ -209,7 +215,7 @@ class Tools:
     def choose(self, docs: Any = None, version: Any = None) -> Chosen:
         """The docs a call covers (see `Library.choose`): named by the caller, else the
         projects' scope, else every library at its highest version."""
-        name = _docs_name(docs)
+        name = docs_name(docs)
         asked = version_arg(version)
         scope = CALL_SCOPE.get() or self.scope
         if name is None and asked is None and scope is not None:
@@ -235,7 +241,7 @@ class Tools:
         return answer
 
     def list_sections(self, docs: Any = None, version: Any = None) -> dict[str, Any]:
-        name = _docs_name(docs)
+        name = docs_name(docs)
         chosen = self.choose(docs, version)
         if name is not None:
             entry = chosen.docs[0]
@@ -262,11 +268,11 @@ class Tools:
         version: Any = None,
     ) -> dict[str, Any]:
         started = time.perf_counter()
-        text = _text(query, "query", MAX_QUERY_LENGTH)
-        count = _bounded_int(limit, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
-        name = _docs_name(docs)
-        detailed = _flag(explain, "explain")
-        minimum = RANKING.threshold if threshold is None else _fraction(threshold, "threshold")
+        text = text_argument(query, "query", MAX_QUERY_LENGTH)
+        count = bounded_int(limit, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
+        name = docs_name(docs)
+        detailed = flag(explain, "explain")
+        minimum = RANKING.threshold if threshold is None else fraction(threshold, "threshold")
         weights = search_weights(lexical_weight, embedding_weight, content_weight, self.weights)
         chosen = self.choose(docs, version)
         found = self.library.search_in(chosen.docs, text, count, detailed, weights)
@@ -317,10 +323,10 @@ class Tools:
         offset: Any = 0,
         version: Any = None,
     ) -> dict[str, Any]:
-        prefix = _section(section)
-        name = _docs_name(docs)
-        count = _bounded_int(limit, "limit", 1, MAX_SECTION_LIMIT, DEFAULT_SECTION_LIMIT)
-        start = _bounded_int(offset, "offset", 0, 10**9, 0)
+        prefix = section_path(section)
+        name = docs_name(docs)
+        count = bounded_int(limit, "limit", 1, MAX_SECTION_LIMIT, DEFAULT_SECTION_LIMIT)
+        start = bounded_int(offset, "offset", 0, 10**9, 0)
         chosen = self.choose(docs, version)
         selected = chosen.docs
         if name is not None:
@@ -360,12 +366,12 @@ class Tools:
     async def get_page(
         self, url: Any, max_tokens: Any = None, section: Any = None, cursor: Any = None
     ) -> dict[str, Any]:
-        text = _text(url, "url", MAX_URL_LENGTH)
-        budget = _bounded_int(
+        text = text_argument(url, "url", MAX_URL_LENGTH)
+        budget = bounded_int(
             max_tokens, "max_tokens", MIN_MAX_TOKENS, MAX_MAX_TOKENS, DEFAULT_MAX_TOKENS
         )
-        heading = None if section is None else _text(section, "section", MAX_HEADING_LENGTH)
-        position = None if cursor is None else _text(cursor, "cursor", MAX_CURSOR_LENGTH)
+        heading = None if section is None else text_argument(section, "section", MAX_HEADING_LENGTH)
+        position = None if cursor is None else text_argument(cursor, "cursor", MAX_CURSOR_LENGTH)
         if self.reader is None:
             raise InvalidArgs("get_page is not available: no page reader is configured")
         known = self.library.find_page(text)
@@ -486,94 +492,6 @@ def _page_row(page: Page) -> dict[str, Any]:
     return {"url": page.url, "title": page.title, "section": page.section}
 
 
-def _kind(value: Any) -> str:
-    return type(value).__name__ if value is not None else "null"
-
-
-def _text(value: Any, name: str, max_length: int) -> str:
-    if not isinstance(value, str):
-        raise InvalidArgs(f"{name} must be a string, got {_kind(value)}")
-    text = value.strip()
-    if not text:
-        raise InvalidArgs(f"{name} must not be empty")
-    if len(text) > max_length:
-        raise InvalidArgs(f"{name} is {len(text)} characters long; the limit is {max_length}")
-    if _CONTROL.search(text):
-        raise InvalidArgs(f"{name} contains control characters")
-    if _SURROGATE.search(text):
-        raise InvalidArgs(f"{name} contains lone surrogates (not valid Unicode text)")
-    return text
-
-
-def _bounded_int(value: Any, name: str, low: int, high: int, default: int) -> int:
-    if value is None:
-        return default
-    number = value
-    if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-        digits = value.strip().lstrip("-")
-        if len(digits) > 18:  # out of range, and past what int() converts if long enough
-            raise InvalidArgs(
-                f"{name} must be between {low} and {high} (got a number of {len(digits):,} digits)"
-            )
-        number = int(value.strip())  # ASCII digits only: isdigit() also takes "²" and "①"
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    if isinstance(number, bool) or not isinstance(number, int):
-        got = repr(value[:80]) if isinstance(value, str) else _kind(value)
-        raise InvalidArgs(f"{name} must be an integer, written in digits such as 10 (got {got})")
-    if not low <= number <= high:
-        digits = int(abs(number).bit_length() * 0.30103) + 1
-        shown = number if abs(number) < 10**18 else f"a number of about {digits:,} digits"
-        raise InvalidArgs(f"{name} must be between {low} and {high} (got {shown})")
-    return number
-
-
-def _flag(value: Any, name: str) -> bool:
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
-    raise InvalidArgs(f"{name} must be true or false, got {_kind(value)}")
-
-
-def search_weights(
-    lexical: Any,
-    embedding: Any,
-    content: Any = None,
-    defaults: tuple[float, float, float] = (LEXICAL_WEIGHT, EMBEDDING_WEIGHT, CONTENT_WEIGHT),
-) -> tuple[float, float, float]:
-    """(lexical_weight, embedding_weight, content_weight), each 0..1 (None: its default);
-    lexical and embedding not both 0."""
-    weights = (
-        defaults[0] if lexical is None else _fraction(lexical, "lexical_weight"),
-        defaults[1] if embedding is None else _fraction(embedding, "embedding_weight"),
-        defaults[2] if content is None else _fraction(content, "content_weight"),
-    )
-    if not any(weights[:2]):
-        raise InvalidArgs(
-            "lexical_weight and embedding_weight are both 0: at least one must be above 0 "
-            "(0 turns one side off)"
-        )
-    return weights
-
-
-def _fraction(value: Any, name: str) -> float:
-    if value is None:
-        return 0.0
-    number = value
-    if isinstance(value, str):
-        try:
-            number = float(value)
-        except ValueError:
-            number = value
-    if isinstance(number, bool) or not isinstance(number, int | float):
-        raise InvalidArgs(f"{name} must be a number between 0 and 1, got {_kind(value)}")
-    if not 0.0 <= number <= 1.0:
-        shown = number if abs(number) < 10**18 else "a very large number"
-        raise InvalidArgs(f"{name} must be between 0 and 1 (got {shown})")
-    return float(number)
-
-
 def _versioned(row: dict[str, Any], docs: Docs) -> dict[str, Any]:
     """The row, with the version of the docs it came from when they state one."""
     if docs.version:
@@ -587,29 +505,6 @@ def _labelled(docs: Docs | None, page: dict[str, Any]) -> dict[str, Any]:
         page["docs"] = docs.name
         page["version"] = docs.version
     return page
-
-
-def _docs_name(value: Any) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidArgs(f"docs must be a manifest name (a string), got {_kind(value)}")
-    return value.strip() or None
-
-
-def _section(value: Any) -> str:
-    text = _text(value, "section", MAX_URL_LENGTH)
-    if text.startswith(("http://", "https://")):
-        try:
-            return urlsplit(text).path or "/"
-        except ValueError as exc:  # e.g. "https://[::1": an unclosed IPv6 address
-            raise InvalidArgs(f"section is not a valid URL ({exc}): {text[:200]!r}") from None
-    if "://" in text:
-        raise InvalidArgs(
-            f"section must be a URL path, e.g. '/api', or an http(s) URL (got {text[:80]!r})"
-        )
-    # Models send `patterns` for `/patterns`: the same path, the slash implied.
-    return text if text.startswith("/") else "/" + text
 
 
 def _mark_stale(described: list[dict[str, Any]], loaded: Any, stale: dict[str, Any]) -> None:

@@ -54,8 +54,9 @@ from pinax.manifest.pagetext import read as read_page_texts
 from pinax.manifest.pagetext import write as write_page_texts
 
 if TYPE_CHECKING:
-    from pinax.manifest.columns import Headings, ManifestColumns, PageColumns, Symbols
+    from pinax.manifest.columns import ManifestColumns, PageColumns
     from pinax.manifest.columns import loads as parse_columns
+    from pinax.manifest.flat import Headings, Symbols
     from pinax.manifest.pagetable import (
         PageTable,
         Picked,
@@ -71,10 +72,10 @@ if TYPE_CHECKING:
 __getattr__ = lazy_names(
     __name__,
     {
-        "Headings": "columns",
+        "Headings": "flat",
         "ManifestColumns": "columns",
         "PageColumns": "columns",
-        "Symbols": "columns",
+        "Symbols": "flat",
         "parse_columns": "columns:loads",
         "PageTable": "pagetable",
         "Picked": "pagetable",

@@ -41,7 +41,8 @@ from pinax.server.reload import LiveTools, generation
 from pinax.server.render import render
 from pinax.server.resources import add_resources, docs_resources
 from pinax.server.roots import ClientRoots
-from pinax.server.toolspecs import SPECS, ToolSpec, bind, input_schema
+from pinax.server.specs import ToolSpec, bind, input_schema
+from pinax.server.toolspecs import SPECS
 from pinax.tools import Tools
 
 log = logging.getLogger("pinax.server")

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from pinax.errors import CODES
-from pinax.server.toolspecs import SPECS, Arg, Schema, ToolSpec
+from pinax.server.specs import Arg, Schema, ToolSpec
+from pinax.server.toolspecs import SPECS
 from pinax.tools import Tools
 
 START = (

@@ -12,14 +12,19 @@ that lists what the tool takes.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from pinax.errors import InvalidArgs
 from pinax.pages import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from pinax.search import RANKING, content_formula, meaning_formula
+from pinax.server.specs import (
+    Arg,
+    Schema,
+    ToolSpec,
+    integer_schema,
+    list_schema,
+    object_schema,
+    string_schema,
+)
 from pinax.tools import (
     DEFAULT_LIMIT,
     DEFAULT_SECTION_LIMIT,
@@ -31,88 +36,9 @@ from pinax.tools import (
     MAX_URL_LENGTH,
 )
 
-Schema = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Arg:
-    name: str
-    schema: Schema  # JSON schema of the value, with a description and examples
-    required: bool = False
-    aliases: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    title: str
-    description: str
-    args: tuple[Arg, ...]
-    output: Schema  # JSON schema of a successful result; undeclared fields validate too
-    open_world: bool = False  # reaches outside the loaded manifests (the live web)
-
-    def accepted(self, implementation: Callable[..., Any]) -> tuple[Arg, ...]:
-        """The arguments the implementation takes (all of them if it takes **kwargs)."""
-        params = inspect.signature(implementation).parameters
-        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-            return self.args
-        return tuple(arg for arg in self.args if arg.name in params)
-
-
-def input_schema(args: tuple[Arg, ...]) -> Schema:
-    schema: Schema = {"type": "object", "properties": {a.name: a.schema for a in args}}
-    required = [a.name for a in args if a.required]
-    if required:
-        schema["required"] = required
-    return schema
-
-
-def bind(spec: ToolSpec, args: tuple[Arg, ...], arguments: Mapping[str, Any]) -> dict[str, Any]:
-    """Keyword arguments for the implementation: aliases resolved, nulls dropped, all checked."""
-    names = {a.name: a.name for a in args} | {alias: a.name for a in args for alias in a.aliases}
-    given: dict[str, tuple[str, Any]] = {}
-    for key, value in arguments.items():
-        name = names.get(key)
-        if name is None:
-            takes = ", ".join(a.name for a in args) or "no arguments"
-            raise InvalidArgs(f"{spec.name} has no argument {key!r}; it takes: {takes}")
-        if value is None:
-            continue
-        if name in given and given[name][1] != value:
-            raise InvalidArgs(f"{given[name][0]!r} and {key!r} both set {name}; give it once")
-        given[name] = (key, value)
-    for arg in args:
-        if arg.required and arg.name not in given:
-            raise InvalidArgs(f"{spec.name} needs {arg.name!r}: {arg.schema['description']}")
-    return {name: value for name, (_, value) in given.items()}
-
-
-# Building blocks ------------------------------------------------------------------------
-
-
-def _string(description: str, **extra: Any) -> Schema:
-    return {"type": "string", "description": description, **extra}
-
-
-def _integer(description: str, **extra: Any) -> Schema:
-    return {"type": "integer", "description": description, **extra}
-
-
-def _object(description: str, required: tuple[str, ...] = (), **properties: Schema) -> Schema:
-    """An object with these known fields; further fields are allowed (newer servers add some)."""
-    schema: Schema = {"type": "object", "description": description, "properties": properties}
-    if required:
-        schema["required"] = list(required)
-    return schema | {"additionalProperties": True}
-
-
-def _list(description: str, items: Schema) -> Schema:
-    return {"type": "array", "description": description, "items": items}
-
-
 DOCS = Arg(
     "docs",
-    _string(
+    string_schema(
         "Name of a documentation set from list_docs, e.g. 'react'. Omit to use every set.",
         minLength=1,
         examples=["react"],
@@ -130,22 +56,28 @@ SEARCH_DOCS = replace(
         "answered from every set loaded.",
     },
 )
-DOCS_OF_ROW = _string("The documentation set of this row (when several were used)")
+DOCS_OF_ROW = string_schema("The documentation set of this row (when several were used)")
 VERSION_HELP = (
     "The version of the docs to use, e.g. '5.2' (the same as docs='django@5.2'); a version not "
     "loaded is refused with the loaded ones, never replaced. Omit: the project's, else the highest."
 )
-VERSION = Arg("version", _string(VERSION_HELP, minLength=1, examples=["5.2"]), aliases=("ver",))
-VERSION_OF_ROW = _string("The version of the docs this row came from, when they state one")
-SCOPE = _object(
+VERSION = Arg(
+    "version", string_schema(VERSION_HELP, minLength=1, examples=["5.2"]), aliases=("ver",)
+)
+VERSION_OF_ROW = string_schema("The version of the docs this row came from, when they state one")
+SCOPE = object_schema(
     "With a project: what a call naming no docs covers (its libraries at its versions, and "
     "docs of no package), the libraries whose version is not loaded, and those whose docs "
     "state no version",
 )
 # What an answer says of the versions it chose (merged into each listing's result schema).
 SAID: dict[str, Schema] = {
-    "version": _string("The version of the named docs used (the highest when none was asked)"),
-    "versions": _list("Every loaded version of the named docs, when several are", _string("")),
+    "version": string_schema(
+        "The version of the named docs used (the highest when none was asked)"
+    ),
+    "versions": list_schema(
+        "Every loaded version of the named docs, when several are", string_schema("")
+    ),
     "highest_only": {
         "type": "object",
         "description": "Libraries loaded at several versions, searched at their highest only "
@@ -154,10 +86,10 @@ SAID: dict[str, Schema] = {
     },
     "scope": SCOPE,
 }
-URL = _string("Page URL; read it with get_page")
-TITLE = _string("Page title")
-SECTION = _string("URL path of the page's parent, e.g. '/reference/react'")
-PAGE_ROW = _object(
+URL = string_schema("Page URL; read it with get_page")
+TITLE = string_schema("Page title")
+SECTION = string_schema("URL path of the page's parent, e.g. '/reference/react'")
+PAGE_ROW = object_schema(
     "A page",
     ("url", "title", "section"),
     url=URL,
@@ -177,59 +109,59 @@ LIST_DOCS = ToolSpec(
         "which docs are loaded; pass a name (or name@version) as `docs` to the other tools."
     ),
     args=(),
-    output=_object(
+    output=object_schema(
         "The loaded documentation sets",
         ("docs",),
-        docs=_list(
+        docs=list_schema(
             "One entry per documentation set",
-            _object(
+            object_schema(
                 "A documentation set",
                 ("name", "title", "url", "pages"),
-                name=_string("Its name: the `docs` argument of the other tools"),
-                title=_string("Its title"),
-                url=_string("The site's base URL"),
-                pages=_integer("How many pages it lists", minimum=0),
-                version=_string(
+                name=string_schema("Its name: the `docs` argument of the other tools"),
+                title=string_schema("Its title"),
+                url=string_schema("The site's base URL"),
+                pages=integer_schema("How many pages it lists", minimum=0),
+                version=string_schema(
                     "The version of the software the docs are of, as they publish it; "
                     "several versions of one library are one entry each"
                 ),
-                packages=_list(
+                packages=list_schema(
                     "The packages these docs document, as 'ecosystem:name' (absent: the "
                     "package of its own name; empty: none)",
-                    _string("e.g. 'pypi:django'"),
+                    string_schema("e.g. 'pypi:django'"),
                 ),
-                content=_object(
+                content=object_schema(
                     "Whether what its pages say is searched too (present where it has a "
                     "content file): state ready, indexing (searched without it until ready) "
                     "or unavailable (reason says why)",
                     ("state",),
                     state={"type": "string", "enum": ["ready", "indexing", "unavailable"]},
-                    pages=_integer("Pages with text", minimum=0),
-                    reason=_string("Why the content is not searched"),
-                    note=_string("What of the content file was left out"),
+                    pages=integer_schema("Pages with text", minimum=0),
+                    reason=string_schema("Why the content is not searched"),
+                    note=string_schema("What of the content file was left out"),
                 ),
-                hosts=_list(
+                hosts=list_schema(
                     "Hosts other than the site's that some of its pages are on (present only "
                     "then): get_page reads any page on them too",
-                    _string("A host, e.g. raw.githubusercontent.com"),
+                    string_schema("A host, e.g. raw.githubusercontent.com"),
                 ),
-                stale=_object(
+                stale=object_schema(
                     "Present when its manifest changed but the change did not load: this set "
                     "is what it was before, since `since`; `error` says why",
                     ("since", "error"),
-                    since=_string("When the failed change was first seen (UTC, ISO 8601)"),
-                    error=_string("Why the change did not load"),
+                    since=string_schema("When the failed change was first seen (UTC, ISO 8601)"),
+                    error=string_schema("Why the change did not load"),
                 ),
             ),
         ),
-        unavailable=_list(
+        unavailable=list_schema(
             "Documentation the server was started with but could not load (its site was "
             "unreachable, say); present only when some is missing",
-            _object(
+            object_schema(
                 "A source that did not load",
                 ("source", "reason"),
-                source=_string("The --docs value, e.g. a site URL"),
-                reason=_string("Why it did not load"),
+                source=string_schema("The --docs value, e.g. a site URL"),
+                reason=string_schema("Why it did not load"),
             ),
         ),
         scope=SCOPE,
@@ -245,18 +177,18 @@ LIST_SECTIONS = ToolSpec(
         "pages with get_section_pages."
     ),
     args=(DOCS, VERSION),
-    output=_object(
+    output=object_schema(
         "Top-level sections",
         ("sections",),
-        docs=_string("The documentation set, when one was given"),
+        docs=string_schema("The documentation set, when one was given"),
         **SAID,
-        sections=_list(
+        sections=list_schema(
             "Sections, largest first",
-            _object(
+            object_schema(
                 "A section",
                 ("section", "pages"),
-                section=_string("URL path prefix; pass it to get_section_pages"),
-                pages=_integer("How many pages lie in it", minimum=0),
+                section=string_schema("URL path prefix; pass it to get_section_pages"),
+                pages=integer_schema("How many pages lie in it", minimum=0),
                 docs=DOCS_OF_ROW,
                 version=VERSION_OF_ROW,
             ),
@@ -277,7 +209,7 @@ SEARCH_PAGES = ToolSpec(
     args=(
         Arg(
             "query",
-            _string(
+            string_schema(
                 "What to look for: an API name, a topic or a few words, e.g. 'useEffect cleanup'",
                 minLength=1,
                 maxLength=MAX_QUERY_LENGTH,
@@ -288,7 +220,7 @@ SEARCH_PAGES = ToolSpec(
         ),
         Arg(
             "limit",
-            _integer(
+            integer_schema(
                 f"Most results to return, 1 to {MAX_LIMIT} (default {DEFAULT_LIMIT}), e.g. 5",
                 minimum=1,
                 maximum=MAX_LIMIT,
@@ -354,13 +286,13 @@ SEARCH_PAGES = ToolSpec(
             },
         ),
     ),
-    output=_object(
+    output=object_schema(
         "Matching pages, best first",
         ("query", "results"),
-        query=_string("The query as searched"),
-        results=_list(
+        query=string_schema("The query as searched"),
+        results=list_schema(
             "The pages found, best first",
-            _object(
+            object_schema(
                 "A page found",
                 ("url", "title", "section", "score"),
                 url=URL,
@@ -372,21 +304,21 @@ SEARCH_PAGES = ToolSpec(
                     "maximum": 1,
                     "description": "Relevance, comparable across documentation sets",
                 },
-                heading=_string(
+                heading=string_schema(
                     "The heading inside the page that answers ('Parent > Child' where its "
                     "text repeats on the page): pass it, or the anchor, as get_page's section"
                 ),
-                anchor=_string("That symbol's or heading's id on the page, where known"),
-                symbol=_string(
+                anchor=string_schema("That symbol's or heading's id on the page, where known"),
+                symbol=string_schema(
                     "The API name on the page that answers (from the site's objects.inv): "
                     "pass it, or the anchor, as get_page's section"
                 ),
-                kind=_string("That symbol's kind: module, class, function, method, ..."),
-                snippet=_string(
+                kind=string_schema("That symbol's kind: module, class, function, method, ..."),
+                snippet=string_schema(
                     "Where the page's text matched: at most 240 characters of that section "
                     "around the matched words, plain text"
                 ),
-                indexed_at=_string(
+                indexed_at=string_schema(
                     "When the matched text was read (get_page gives the page as it is now)"
                 ),
                 confidence={
@@ -398,7 +330,7 @@ SEARCH_PAGES = ToolSpec(
                 },
                 docs=DOCS_OF_ROW,
                 version=VERSION_OF_ROW,
-                explain=_object(
+                explain=object_schema(
                     "With explain: the matched terms (per field), boosts and reference "
                     "score; with meaning on, the lexical and embedding parts and their weights; "
                     "with content, the titles_and_headings and content parts"
@@ -418,7 +350,7 @@ SEARCH_PAGES = ToolSpec(
             "description": "bm25: words as typed; fuzzy: corrections or completions added; "
             "substring: found inside longer words",
         },
-        pages_searched=_integer("How many pages the search covered", minimum=0),
+        pages_searched=integer_schema("How many pages the search covered", minimum=0),
         latency_ms={"type": "number", "minimum": 0, "description": "Search time, milliseconds"},
     ),
 )
@@ -434,7 +366,7 @@ GET_SECTION_PAGES = ToolSpec(
     args=(
         Arg(
             "section",
-            _string(
+            string_schema(
                 "URL path prefix from list_sections, e.g. '/reference/react'; a full URL works too",
                 minLength=1,
                 maxLength=MAX_URL_LENGTH,
@@ -447,7 +379,7 @@ GET_SECTION_PAGES = ToolSpec(
         VERSION,
         Arg(
             "limit",
-            _integer(
+            integer_schema(
                 f"Most pages to return, 1 to {MAX_SECTION_LIMIT} (default {DEFAULT_SECTION_LIMIT})",
                 minimum=1,
                 maximum=MAX_SECTION_LIMIT,
@@ -457,23 +389,23 @@ GET_SECTION_PAGES = ToolSpec(
         ),
         Arg(
             "offset",
-            _integer(
+            integer_schema(
                 "How many pages to skip: next_offset from the previous call (default 0)",
                 minimum=0,
                 default=0,
             ),
         ),
     ),
-    output=_object(
+    output=object_schema(
         "The pages of a section",
         ("section", "total", "pages"),
-        docs=_string("The documentation set, when one was given"),
+        docs=string_schema("The documentation set, when one was given"),
         **SAID,
-        section=_string("The prefix that matched"),
-        total=_integer("How many pages the section has in all", minimum=0),
-        pages=_list("The pages, in manifest order", PAGE_ROW),
+        section=string_schema("The prefix that matched"),
+        total=integer_schema("How many pages the section has in all", minimum=0),
+        pages=list_schema("The pages, in manifest order", PAGE_ROW),
         truncated={"type": "boolean", "description": "True when more pages follow"},
-        next_offset=_integer("Pass as offset to get the next pages", minimum=0),
+        next_offset=integer_schema("Pass as offset to get the next pages", minimum=0),
     ),
 )
 
@@ -488,7 +420,7 @@ GET_PAGE = ToolSpec(
     args=(
         Arg(
             "url",
-            _string(
+            string_schema(
                 "Page URL from search_pages or get_section_pages, "
                 "e.g. 'https://react.dev/reference/react/useState'",
                 minLength=1,
@@ -500,7 +432,7 @@ GET_PAGE = ToolSpec(
         ),
         Arg(
             "max_tokens",
-            _integer(
+            integer_schema(
                 f"Token budget of the answer, {MIN_MAX_TOKENS} to {MAX_MAX_TOKENS} "
                 f"(default {DEFAULT_MAX_TOKENS}); a longer page comes with its outline and a "
                 "next_cursor",
@@ -512,7 +444,7 @@ GET_PAGE = ToolSpec(
         ),
         Arg(
             "section",
-            _string(
+            string_schema(
                 "Read only this part of the page: a heading's text or anchor from the outline, "
                 "e.g. 'Usage', or 'Heading > Subheading' for a name in an entry's subheadings "
                 "(the heading's anchor or text, then the name as listed), e.g. "
@@ -526,33 +458,33 @@ GET_PAGE = ToolSpec(
         ),
         Arg(
             "cursor",
-            _string(
+            string_schema(
                 "next_cursor from the previous call, to read the following part",
                 minLength=1,
                 maxLength=MAX_CURSOR_LENGTH,
             ),
         ),
     ),
-    output=_object(
+    output=object_schema(
         "A page as Markdown",
         ("url", "title", "source", "cached", "fetched_at", "markdown"),
-        url=_string("The page's URL after redirects and redirect stubs"),
-        requested_url=_string("The URL asked for, when it differs from url"),
-        docs=_string("The loaded docs the page belongs to, when they state a version"),
-        version=_string("The version of those docs"),
+        url=string_schema("The page's URL after redirects and redirect stubs"),
+        requested_url=string_schema("The URL asked for, when it differs from url"),
+        docs=string_schema("The loaded docs the page belongs to, when they state a version"),
+        version=string_schema("The version of those docs"),
         title=TITLE,
-        source=_string(
+        source=string_schema(
             "Where the Markdown came from: markdown-twin (the manifest's Markdown version), "
             "markdown-alternate (a Markdown version the page advertises), negotiated (the page "
             "served Markdown when asked), html (main content converted from HTML) or file (read "
             "from a served docs folder on disk)",
             enum=["markdown-twin", "markdown-alternate", "negotiated", "html", "file"],
         ),
-        source_url=_string("The URL the text was read from"),
-        fetched_at=_string("When the site last served or confirmed this text (ISO 8601)"),
-        content_hash=_string("sha256 of the whole page's Markdown"),
+        source_url=string_schema("The URL the text was read from"),
+        fetched_at=string_schema("When the site last served or confirmed this text (ISO 8601)"),
+        content_hash=string_schema("sha256 of the whole page's Markdown"),
         cached={"type": "boolean", "description": "True when not fetched anew for this call"},
-        cache=_string(
+        cache=string_schema(
             "hit, revalidated (the site confirmed the cached copy), miss or stale",
             enum=["hit", "revalidated", "miss", "stale"],
         ),
@@ -561,34 +493,36 @@ GET_PAGE = ToolSpec(
             "description": "True when the site failed and an older copy is served",
         },
         age={"type": "number", "minimum": 0, "description": "Seconds since fetched_at"},
-        stale_reason=_string("Why the live fetch failed, when stale"),
-        removed_hidden=_integer(
+        stale_reason=string_schema("Why the live fetch failed, when stale"),
+        removed_hidden=integer_schema(
             "Characters of text a person would not see (hidden elements, HTML comments, "
             "invisible characters) left out of the page, when there were any",
             minimum=0,
         ),
-        total_tokens=_integer("Estimated tokens of the whole page", minimum=0),
-        section=_object(
+        total_tokens=integer_schema("Estimated tokens of the whole page", minimum=0),
+        section=object_schema(
             "The section returned, when one was asked for: a heading's, or an API entry's "
             "(symbol: its signature and description only)",
             ("anchor",),
-            heading=_string("Its heading text (a heading's section)"),
-            symbol=_string("The API name (an API entry's section)"),
-            anchor=_string("Its anchor"),
+            heading=string_schema("Its heading text (a heading's section)"),
+            symbol=string_schema("The API name (an API entry's section)"),
+            anchor=string_schema("Its anchor"),
         ),
         truncated={"type": "boolean", "description": "True when more text follows (next_cursor)"},
-        outline=_list(
+        outline=list_schema(
             "The page's (or section's) headings, when it is over the budget: every heading an "
             "entry, or on a crowded page the shallow levels, each deeper heading named in its "
             "listed ancestor's subheadings",
-            _object(
+            object_schema(
                 "A heading",
                 ("level", "heading", "anchor", "tokens"),
-                level=_integer("1 to 6", minimum=1, maximum=6),
-                heading=_string("Its text"),
-                anchor=_string("Pass as section to read it"),
-                tokens=_integer("Estimated tokens of the section with its subsections", minimum=0),
-                subheadings=_list(
+                level=integer_schema("1 to 6", minimum=1, maximum=6),
+                heading=string_schema("Its text"),
+                anchor=string_schema("Pass as section to read it"),
+                tokens=integer_schema(
+                    "Estimated tokens of the section with its subsections", minimum=0
+                ),
+                subheadings=list_schema(
                     "Headings inside this one without an entry of their own, in page order, "
                     "by text (or #anchor where the text repeats); read one with section "
                     "'<anchor> > <subheading>'",
@@ -601,8 +535,8 @@ GET_PAGE = ToolSpec(
             "description": "True when some headings are not named at all (a small max_tokens); "
             "open a listed section to see its outline, or read on with next_cursor",
         },
-        next_cursor=_string("Pass as cursor to read the following part"),
-        markdown=_string("The page content (or the requested part) as Markdown"),
+        next_cursor=string_schema("Pass as cursor to read the following part"),
+        markdown=string_schema("The page content (or the requested part) as Markdown"),
     ),
     open_world=True,
 )

@@ -18,9 +18,11 @@ from tests.support.serving import run_pinax
 def _docs_folder(root: Path, conf: str | None = None) -> Path:
     docs = root / "docs"
     docs.mkdir(parents=True)
-    (docs / "index.md").write_text("# Home\n\nWelcome.\n")
-    if conf is not None:
+    if conf is None:
+        (docs / "index.md").write_text("# Home\n\nWelcome.\n")
+    else:  # a Sphinx folder: its pages are reST (Markdown needs an extension it may not have)
         (docs / "conf.py").write_text(conf)
+        (docs / "index.rst").write_text("Home\n====\n\nWelcome.\n")
     return docs
 
 

@@ -14,7 +14,8 @@ from pinax.errors import NotFound, VersionNotLoaded
 from pinax.library import Library
 from pinax.manifest import Manifest, Page
 from pinax.server.render import render
-from pinax.server.toolspecs import SEARCH_PAGES, bind
+from pinax.server.specs import bind
+from pinax.server.toolspecs import SEARCH_PAGES
 from pinax.tools import Tools
 from tests.support.serving import run_pinax
 

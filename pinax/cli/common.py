@@ -113,7 +113,7 @@ LexicalWeightOption = Annotated[
     typer.Option(
         "--lexical-weight",
         metavar="W",
-        help="How much matching words count, 0..1 [default: 0.8].",
+        help="How much matching words count, 0..1 [default: 0.65].",
         show_default=False,
     ),
 ]
@@ -123,7 +123,7 @@ EmbeddingWeightOption = Annotated[
         "--embedding-weight",
         metavar="W",
         help="How much closeness in meaning to titles and headings counts, 0..1 "
-        "(0: words only) [default: 0.2].",
+        "(0: words only) [default: 0.35].",
         show_default=False,
     ),
 ]

@@ -4,6 +4,7 @@ describe every field the tools really return."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,22 @@ def test_readme_tool_reference_is_generated() -> None:
         "README.md's tool reference is stale: "
         "run python -m pinax.server.reference --write README.md"
     )
+
+
+def test_the_tool_reference_is_what_the_code_makes() -> None:
+    text = (ROOT / "docs" / "reference" / "tools.md").read_text()
+    block = reference.block_of(text)
+    assert block is not None, "docs/reference/tools.md has no generated block"
+    assert block == reference.markdown(), (
+        "docs/reference/tools.md is stale: "
+        "run python -m pinax.server.reference --write docs/reference/tools.md"
+    )
+
+
+def test_the_error_codes_page_lists_every_code() -> None:
+    text = (ROOT / "docs" / "reference" / "errors.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.+) \|$", text, re.MULTILINE))
+    assert rows == {code: reference.ERROR_CODES[code] for code in CODES}
 
 
 def test_the_weights_clients_are_told_are_the_ones_search_uses() -> None:

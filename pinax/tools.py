@@ -118,6 +118,7 @@ class Tools:
         folders: Sequence[tuple[Manifest, Mapping[str, tuple[Path, str]]]] = (),
         credentials: Credentials | None = None,
         folder_texts: Mapping[str, Callable[[], Iterable[Any]]] | None = None,
+        cache_redis: str | None = None,
     ) -> Tools:
         """Load manifests (through their on-disk indexes in `cache_dir`/indexes) and wire
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
@@ -134,6 +135,7 @@ class Tools:
         anything else from a folder's site (only loaded manifests open a site).
         `credentials` are headers for sites behind a login, each sent to its origin only.
         `folder_texts` reads a folder manifest's page text (by name), searched as its content.
+        `cache_redis` is a Redis URL whose page cache is shared with other processes.
         """
         folder = cache_dir or default_cache_dir()
         library = Library.load(manifests, index_dir=folder / INDEX_FOLDER, contents=contents)
@@ -147,13 +149,18 @@ class Tools:
             return cls(library, None, ttls, unavailable=unavailable)
         addresses = AddressPolicy.from_env(allow_private)  # a bad network stops start-up
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
+        shared = None
+        if cache_redis:
+            from pinax.pages import open_shared
+
+            shared = open_shared(cache_redis)  # a bad URL or a missing extra stops start-up
 
         def make_reader() -> PageReader:
             from pinax.pages import LocalFiles, PageReader
 
             policy = UrlPolicy(site_origins(sites), addresses)
             files = LocalFiles(local) if local else None
-            return PageReader(policy, cache, files=files, credentials=credentials)
+            return PageReader(policy, cache, files=files, credentials=credentials, shared=shared)
 
         return cls(library, None, ttls, make_reader, unavailable)
 

@@ -38,6 +38,17 @@ CacheDirOption = Annotated[
         show_default=False,
     ),
 ]
+CacheRedisOption = Annotated[
+    str | None,
+    typer.Option(
+        "--cache-redis",
+        metavar="URL",
+        envvar="PINAX_CACHE_REDIS",
+        help="Share fetched pages with other Pinax processes through Redis or Valkey, e.g. "
+        "redis://cache:6379/0 (needs pinax[team]) [default: $PINAX_CACHE_REDIS]",
+        show_default=False,
+    ),
+]
 TtlOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -300,6 +311,7 @@ def open_tools(
     contents: dict[str, Path] | None = None,
     folders: Any = None,
     credentials: Any = None,
+    cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
@@ -333,6 +345,7 @@ def open_tools(
         folders=built,
         credentials=credentials,
         folder_texts=folders.texts() if folders else None,
+        cache_redis=cache_redis,
     )
 
 
@@ -346,6 +359,7 @@ def load_tools(
     need_docs: bool = True,
     contents: dict[str, Path] | None = None,
     credentials: Any = None,
+    cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -361,6 +375,7 @@ def load_tools(
             site_url,
             credentials=credentials,
             contents=contents,
+            cache_redis=cache_redis,
         )
     except PinaxError as exc:
         fail(exc.message)

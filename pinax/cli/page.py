@@ -12,6 +12,7 @@ import typer
 from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
+    CacheRedisOption,
     DocsOption,
     HeaderOption,
     HeadersFileOption,
@@ -49,13 +50,20 @@ def page(
     site_url: SiteUrlOption = None,
     header: HeaderOption = None,
     headers_file: HeadersFileOption = None,
+    cache_redis: CacheRedisOption = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Print a page as Markdown, as the get_page tool returns it (metadata on stderr)."""
     setup_logging(log_level)
     credentials = credentials_or_fail(header, headers_file)
     tools = load_tools(
-        docs, cache_dir, ttl, allow_private, site_url=site_url, credentials=credentials
+        docs,
+        cache_dir,
+        ttl,
+        allow_private,
+        site_url=site_url,
+        credentials=credentials,
+        cache_redis=cache_redis,
     )
     try:
         result = asyncio.run(tools.get_page(url, max_tokens, section, cursor))

@@ -10,6 +10,7 @@ import typer
 from pinax.cli.common import (
     AllowPrivateOption,
     CacheDirOption,
+    CacheRedisOption,
     ContentOption,
     ContentWeightOption,
     DocsOption,
@@ -43,6 +44,7 @@ def serve(
     layout: LayoutOption = None,
     header: HeaderOption = None,
     headers_file: HeadersFileOption = None,
+    cache_redis: CacheRedisOption = None,
     lexical_weight: LexicalWeightOption = None,
     embedding_weight: EmbeddingWeightOption = None,
     content_weight: ContentWeightOption = None,
@@ -125,6 +127,7 @@ def serve(
                         folders=folders,
                         credentials=credentials,
                         contents=contents,
+                        cache_redis=cache_redis,
                     ),
                     weights,
                 ),
@@ -145,6 +148,7 @@ def serve(
             need_docs=False,
             contents=contents,
             credentials=credentials,
+            cache_redis=cache_redis,
         )
         weighted(tools, weights)
     from pinax.server import create_server, settle, share_the_gil

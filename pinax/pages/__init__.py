@@ -6,7 +6,9 @@ the HTML parser on first use, so a process that never reads a page never imports
 
 - budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
   `SectionNotFound`, `heading_lines` (where a page's headings stand in its Markdown).
-- cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`.
+- cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`. cache_shared: `SharedCache`,
+  `open_shared` (pages shared through Redis by every process given one `--cache-redis` URL;
+  redis-py is imported only when one is given).
 - policy: `AddressPolicy`, `UrlPolicy`, `Origin`, `origin_of`, `site_origins`, `ip_literal`
   (where a fetch may go).
 - fetch: `Fetcher`, `Limits`, `Response`. reader: `PageReader` (get_page's pipeline).
@@ -48,6 +50,7 @@ from pinax.pages.sourcetext import rst_id, rst_to_markdown, source_markdown, spl
 from pinax.pages.text import clean_markdown, fence_lines, strip_invisible, visible_text
 
 if TYPE_CHECKING:
+    from pinax.pages.cache_shared import SharedCache, open_shared
     from pinax.pages.extract import decode_html
     from pinax.pages.extract import extract as extract_page
     from pinax.pages.fetch import Fetcher, Limits, Response
@@ -58,6 +61,8 @@ __getattr__ = lazy_names(
     __name__,
     {
         "PageReader": "reader",
+        "SharedCache": "cache_shared",
+        "open_shared": "cache_shared",
         "Fetcher": "fetch",
         "Limits": "fetch",
         "Response": "fetch",
@@ -83,6 +88,7 @@ __all__ = [
     "PageReader",
     "Response",
     "SectionNotFound",
+    "SharedCache",
     "UrlPolicy",
     "clean_markdown",
     "decode_html",
@@ -91,6 +97,7 @@ __all__ = [
     "fence_lines",
     "heading_lines",
     "ip_literal",
+    "open_shared",
     "origin_of",
     "read_headers_file",
     "rst_id",

@@ -95,9 +95,10 @@ class PageCache:
             return None
         return stored["entry"], max(0.0, time.time() - stored["stored_at"])
 
-    def put(self, key: str, entry: dict[str, Any]) -> None:
+    def put(self, key: str, entry: dict[str, Any], age: float = 0.0) -> None:
+        """Store `entry`, as old as `age` seconds (a copy from the shared cache keeps its age)."""
         try:
-            self._open().set(key, {"entry": entry, "stored_at": time.time()})
+            self._open().set(key, {"entry": entry, "stored_at": time.time() - age})
         except CacheError:
             raise
         except Exception as exc:

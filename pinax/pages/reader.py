@@ -12,6 +12,11 @@ the browser (almost no text in its HTML) is a `fetch_failed`, never an empty suc
 What the cache did (the result's `cache`): `hit` (fresh copy), `revalidated` (expired, the site
 answered 304 Not Modified to a conditional request), `miss` (downloaded), `stale` (expired, the
 site is down, timed out or rate-limited: the old copy is served with `stale: true`).
+
+With a shared cache (`--cache-redis`, cache_shared.py) a page missing from the disk cache is
+looked up there before the site (a `hit` too), and a cold page is fetched by one process of
+all that share it: the one that takes its lock; the others poll for the page it stores, up to
+the fetch's deadline, then serve the stale copy they have or fetch it themselves.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ import anyio
 
 from pinax.errors import CacheError, FetchFailed, InvalidArgs
 from pinax.pages.budget import ENTRIES, HEADING_IDS, Document, document
-from pinax.pages.cache import PageCache
+from pinax.pages.cache import DEFAULT_TTL, PageCache
+from pinax.pages.cache_shared import Claim, SharedCache
 from pinax.pages.credentials import Credentials
 from pinax.pages.fetch import Fetcher, Response
 from pinax.pages.localfiles import LocalFiles
@@ -48,6 +54,7 @@ ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/html;q=0.9, text/plain;q=0
 MARKDOWN_ACCEPT = "text/markdown, text/x-markdown;q=0.95, text/plain;q=0.5"
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown", "text/plain"})
 MAX_STUB_HOPS = 3
+SHARED_POLL = (0.005, 0.05)  # seconds between looks for a page another process is fetching
 _LOOKS_LIKE_HTML = re.compile(
     rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b", re.I | re.S
 )
@@ -67,9 +74,11 @@ class PageReader:
         fetcher: Fetcher | None = None,
         files: LocalFiles | None = None,
         credentials: Credentials | None = None,
+        shared: SharedCache | None = None,
     ) -> None:
         self.policy = policy
         self.cache = cache
+        self.shared = shared  # pages shared with other processes (Redis), after the disk
         self.fetcher = fetcher or Fetcher(
             policy.check, addresses=policy.addresses, credentials=credentials
         )
@@ -82,6 +91,8 @@ class PageReader:
         from pinax.pages.extract import extract  # noqa: F401  (the import is the point)
 
         self.fetcher.warm()
+        if self.shared is not None:
+            self.shared.check()  # an unreachable Redis is said at start-up
 
     async def read(
         self,
@@ -103,14 +114,15 @@ class PageReader:
         self.policy.check(url)
         # Disk I/O off the event loop: the cache folder may be slow, or planted with traps.
         found, problem = await anyio.to_thread.run_sync(self._lookup, url)
-        if found is not None and self.cache is not None:
-            entry, age = found
-            if age < (self.cache.ttl if ttl is None else ttl):
-                return _answer(entry, "hit", age)
+        fresh_for = (self.cache.ttl if self.cache else DEFAULT_TTL) if ttl is None else ttl
+        if found is not None and found[1] < fresh_for:
+            return _answer(found[0], "hit", found[1])
         # One fetch per URL at a time: concurrent readers wait for the same answer.
         flight = self._flights.get(url)
         if flight is None or flight.get_loop() is not asyncio.get_running_loop():
-            flight = asyncio.ensure_future(self._refresh(url, title_hint, twin_url, found, problem))
+            flight = asyncio.ensure_future(
+                self._refresh(url, title_hint, twin_url, found, problem, fresh_for)
+            )
             self._flights[url] = flight
             flight.add_done_callback(lambda done: self._land(url, done))
         return await asyncio.shield(flight)
@@ -142,6 +154,80 @@ class PageReader:
         twin_url: str | None,
         found: tuple[dict[str, Any], float] | None,
         problem: CacheError | None,
+        fresh_for: float,
+    ) -> dict[str, Any]:
+        claim = Claim()
+        if self.shared is not None and fresh_for > 0:  # with no TTL nothing is shared
+            shared, claim = await self._from_shared(url, found, fresh_for)
+            if shared is not None:
+                return shared
+        if self.shared is None or claim.token is None:
+            return await self._fetch_and_store(url, title_hint, twin_url, found, problem, fresh_for)
+        try:
+            async with anyio.create_task_group() as holding:
+                holding.start_soon(self._hold, self._key(url), claim)
+                try:
+                    return await self._fetch_and_store(
+                        url, title_hint, twin_url, found, problem, fresh_for
+                    )
+                finally:
+                    holding.cancel_scope.cancel()
+        finally:
+            await anyio.to_thread.run_sync(self.shared.release, self._key(url), claim)
+
+    async def _hold(self, key: str, claim: Claim) -> None:
+        """Renew the fetch lock while the fetch lasts, so that it expires soon after a holder
+        that died (and the others fetch), never under one still at work."""
+        assert self.shared is not None
+        while True:
+            await anyio.sleep(self.shared.hold / 3)
+            if not await anyio.to_thread.run_sync(self.shared.renew, key, claim):
+                return
+
+    async def _from_shared(
+        self, url: str, found: tuple[dict[str, Any], float] | None, fresh_for: float
+    ) -> tuple[dict[str, Any] | None, Claim]:
+        """The page from the shared cache, or the lock on fetching it (or neither: Redis did
+        not answer, or another process holds the lock past the deadline)."""
+        assert self.shared is not None
+        key = self._key(url)
+        deadline = self.fetcher.limits.total_timeout
+        give_up = anyio.current_time() + deadline
+        pause, claim = SHARED_POLL[0], Claim()
+        while True:
+            copy = await anyio.to_thread.run_sync(self.shared.get, key)
+            if copy is not None and copy[1] < fresh_for:
+                if claim.token is not None:
+                    await anyio.to_thread.run_sync(self.shared.release, key, claim)
+                if self.cache is not None:
+                    await anyio.to_thread.run_sync(self._store_on_disk, url, *copy)
+                return _answer(copy[0], "hit", copy[1]), Claim()
+            if claim.token is not None:  # looked once more since: the page is ours to fetch
+                return None, claim
+            claim = await anyio.to_thread.run_sync(self.shared.claim, key)
+            if claim.token is not None:  # its last holder may have stored it just now
+                continue
+            if not claim.elsewhere:  # Redis did not answer
+                return None, claim
+            if anyio.current_time() >= give_up:
+                break
+            await anyio.sleep(pause)
+            pause = min(pause * 1.5, SHARED_POLL[1])
+        reason = f"another process has been fetching it for {deadline:g} s"
+        if found is not None:
+            log.warning("serving a stale copy of %s: %s", url, reason)
+            return _answer(found[0], "stale", found[1], reason=reason), Claim()
+        log.warning("fetching %s here: %s", url, reason)
+        return None, Claim()
+
+    async def _fetch_and_store(
+        self,
+        url: str,
+        title_hint: str,
+        twin_url: str | None,
+        found: tuple[dict[str, Any], float] | None,
+        problem: CacheError | None,
+        fresh_for: float,
     ) -> dict[str, Any]:
         previous = found[0] if found else None
         deadline = self.fetcher.limits.total_timeout
@@ -166,13 +252,15 @@ class PageReader:
                 ) from exc
             raise
         if self.cache is not None and problem is None:
-            await anyio.to_thread.run_sync(self._store, url, entry)
+            await anyio.to_thread.run_sync(self._store_on_disk, url, entry)
+        if self.shared is not None:
+            await anyio.to_thread.run_sync(self.shared.put, self._key(url), entry, fresh_for)
         return _answer(entry, state, 0.0)
 
-    def _store(self, url: str, entry: dict[str, Any]) -> None:
+    def _store_on_disk(self, url: str, entry: dict[str, Any], age: float = 0.0) -> None:
         assert self.cache is not None
         try:
-            self.cache.put(self._key(url), entry)
+            self.cache.put(self._key(url), entry, age)
         except CacheError as exc:
             log.warning("could not cache %s: %s", url, exc)
 

@@ -262,7 +262,7 @@ def test_readme_option_table_matches_the_commands() -> None:
     start = text.index("Common options (each means the same on every command that takes it)")
     table = text[start : text.index("\n\n", text.index("| option", start))]
     rows = [row.split("|")[1:3] for row in table.splitlines() if row.startswith("| `")]
-    assert len(rows) == 10
+    assert len(rows) == 11
     found = commands()
     for option_cell, on in rows:
         option = option_cell.split("`")[1].split()[0]

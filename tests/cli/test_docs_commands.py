@@ -8,6 +8,7 @@ cache, from this checkout (`python -m pinax`), exactly as written.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.support.manifest_schema import assert_valid
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -138,6 +141,10 @@ def test_each_shell_line_runs(line: Line, folder: Path) -> None:
         pytest.skip(f"{line.text[:60]}: {reason}")
     done = run(line, folder)
     assert done.returncode == 0, (line, done.stdout[-1500:], done.stderr[-1500:])
+    words = shlex.split(line.text)
+    if words[1] == "build" and "-o" in words:
+        written = json.loads((folder / words[words.index("-o") + 1]).read_text())
+        assert_valid(written, line.source)
     if line.expected is not None:
         assert done.stdout.rstrip("\n") == line.expected, (
             f"{line.source}: the transcript differs from what `{line.text}` prints now"

@@ -24,9 +24,9 @@ from pinax.pages import Credentials, SharedCache
 from pinax.pages import cache_shared as shared_module
 from pinax.pages.cache_shared import MAX_VALUE_BYTES, value_key
 from pinax.tools import Tools
-from tests.http_site import Reply, Request, Site
 from tests.pages.conftest import RedisServer
-from tests.serving import ROOT, server_env
+from tests.support.http_site import Reply, Request, Site
+from tests.support.serving import ROOT, server_env
 
 MARKDOWN = "# Shared page\n\nWords every replica should serve alike.\n"
 
@@ -507,7 +507,7 @@ async def test_two_stdio_servers_share_what_one_fetched(
 ) -> None:
     from mcp import Client
 
-    from tests.serving import stdio_params
+    from tests.support.serving import stdio_params
 
     url = site.add("/guide", markdown())
     manifest = manifest_of(tmp_path, site, ["/guide"])

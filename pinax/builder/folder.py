@@ -30,8 +30,18 @@ from pinax import manifest as manifest_io
 from pinax.content import PageText
 from pinax.errors import InvalidArgs
 from pinax.files import SpecialFile, read_regular
-from pinax.manifest import NAME_PATTERN, Heading, Manifest, Page, parent_section
-from pinax.pages import source_markdown
+from pinax.manifest import (
+    MAX_HEADING_LENGTH,
+    MAX_SYMBOLS,
+    NAME_PATTERN,
+    SYMBOL_KINDS,
+    Heading,
+    Manifest,
+    Page,
+    Symbol,
+    parent_section,
+)
+from pinax.pages import SourcePage, source_page
 
 from . import ignore, layouts
 from .docs import SOURCE_SUFFIXES
@@ -61,6 +71,7 @@ class Parsed:
     description: str | None
     outline: tuple[Heading, ...]
     meta: dict[str, str]
+    symbols: tuple[Symbol, ...] = ()
 
 
 @dataclass
@@ -261,7 +272,7 @@ class FolderSource:
             changed = os.stat(self.root / path).st_mtime
         except (OSError, SpecialFile):
             return None
-        sections = source_sections(path, body)
+        sections = source_sections(path, body, self.root)
         when = datetime.fromtimestamp(changed, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         return PageText(page.url, sections.titled(page.title), when)
 
@@ -284,7 +295,7 @@ class FolderSource:
         # (levels, lengths, anchors, count): the rest is checked as a manifest's page is.
         one = {"pinax_manifest": 1, "name": "folder", "url": site, "pages": [page.to_dict()]}
         checked = manifest_io.from_dict(one, f"<build of {self.root / path}>").pages[0]
-        return replace(checked, outline=parsed.outline)
+        return replace(checked, outline=parsed.outline, symbols=parsed.symbols)
 
     def _url(self, path: str, site: str, parsed: Parsed) -> str:
         if not self.options.site_url:
@@ -297,11 +308,12 @@ class FolderSource:
             body = read_regular(self.root / path, MAX_FILE_BYTES)
         except (OSError, SpecialFile):
             return None
-        return parse_source(path, body)
+        return parse_source(path, body, self.root)
 
 
-def parse_source(path: str, body: bytes) -> Parsed:
-    """Title, description and outline of one source file."""
+def parse_source(path: str, body: bytes, root: Path | None = None) -> Parsed:
+    """Title, description, outline and (reST) API symbols of one source file (`path`
+    inside the docs folder `root`, whose repository reST may include from)."""
     suffix = os.path.splitext(path)[1].lower()
     fallback = _file_title(path)
     if suffix in HTML:
@@ -311,13 +323,39 @@ def parse_source(path: str, body: bytes) -> Parsed:
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
         return Parsed(extracted.title or fallback, None, outline_of(extracted.headings), {})
-    meta, text = source_markdown(body, suffix)
-    first, outline = markdown_outline(text)
+    page = _source(path, body, root)
+    meta = page.meta
+    if page.headings is None:
+        first, outline = markdown_outline(page.markdown)
+    else:
+        from .outlines import outline_of
+
+        first, outline = page.title, outline_of(page.headings)
     title = meta.get("title") or first or fallback
-    return Parsed(title[:500], meta.get("description"), outline, meta)
+    return Parsed(title[:500], meta.get("description"), outline, meta, _symbols(page.symbols))
 
 
-def source_sections(path: str, body: bytes) -> Sections:
+def _source(path: str, body: bytes, root: Path | None) -> SourcePage:
+    suffix = os.path.splitext(path)[1].lower()
+    return source_page(body, suffix, None if root is None else root / path, root)
+
+
+def _symbols(objects: tuple) -> tuple[Symbol, ...]:
+    """A reST page's API objects as manifest symbols, within the manifest's bounds."""
+    found: dict[tuple[str, str], Symbol] = {}
+    for item in objects:
+        name, kind, anchor = item.name, item.kind, item.anchor
+        if not name or len(name) > MAX_HEADING_LENGTH or kind not in SYMBOL_KINDS:
+            continue
+        if not anchor or len(anchor) > MAX_HEADING_LENGTH or any(c.isspace() for c in anchor):
+            anchor = None
+        found.setdefault((name, kind), Symbol(name, kind, anchor or None))
+        if len(found) >= MAX_SYMBOLS:
+            break
+    return tuple(found.values())
+
+
+def source_sections(path: str, body: bytes, root: Path | None = None) -> Sections:
     """One source file's text cut at its outline's headings (as `parse_source` reads it)."""
     from .outlines import html_cuts, markdown_read
 
@@ -327,8 +365,10 @@ def source_sections(path: str, body: bytes) -> Sections:
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
         return split(extracted.markdown, html_cuts(extracted.markdown, extracted.headings))
-    _, text = source_markdown(body, suffix)
-    _, _, sections = markdown_read(text, True)
+    page = _source(path, body, root)
+    if page.headings is not None:
+        return split(page.markdown, html_cuts(page.markdown, page.headings))
+    _, _, sections = markdown_read(page.markdown, True)
     assert sections is not None
     return sections
 

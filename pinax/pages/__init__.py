@@ -18,8 +18,9 @@ the HTML parser on first use, so a process that never reads a page never imports
 - credentials: `Credentials` (headers for a site behind a login, by exact origin),
   `read_headers_file`.
 - localfiles: `LocalFiles` (a served docs folder's pages, read from disk). sourcetext:
-  `source_markdown`, `split_front_matter`, `rst_to_markdown`, `rst_id` (a source as its
-  author wrote it, and as Markdown).
+  `source_markdown`, `source_page`, `SourcePage`, `split_front_matter`, `rst_to_markdown`,
+  `rst_id` (a source as its author wrote it, and as Markdown: reST through docutils,
+  pinax.pages.rest, with its headings' anchors and API symbols).
 - extract: `extract_page`, `decode_html` (a saved HTML page to Markdown); its `headings`
   are the page's outline with the anchors the page gives them (outline: `PageHeading`).
 """
@@ -46,7 +47,14 @@ from pinax.pages.policy import (
     origin_of,
     site_origins,
 )
-from pinax.pages.sourcetext import rst_id, rst_to_markdown, source_markdown, split_front_matter
+from pinax.pages.sourcetext import (
+    SourcePage,
+    rst_id,
+    rst_to_markdown,
+    source_markdown,
+    source_page,
+    split_front_matter,
+)
 from pinax.pages.text import clean_markdown, fence_lines, strip_invisible, visible_text
 
 if TYPE_CHECKING:
@@ -89,6 +97,7 @@ __all__ = [
     "Response",
     "SectionNotFound",
     "SharedCache",
+    "SourcePage",
     "UrlPolicy",
     "clean_markdown",
     "decode_html",
@@ -104,6 +113,7 @@ __all__ = [
     "rst_to_markdown",
     "site_origins",
     "source_markdown",
+    "source_page",
     "split_front_matter",
     "strip_invisible",
     "visible_text",

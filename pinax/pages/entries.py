@@ -75,6 +75,9 @@ def take_entries(markdown: str, ids: list[str]) -> tuple[str, list[Span]]:
         end = closed.get(number)
         if end is None or end < start or number >= len(ids):
             continue
+        # A marker alone at the very end takes the blank line before it: a span that
+        # closed there (an outer entry's, after an inner one's) ends with the text.
+        start, end = min(start, len(clean)), min(end, len(clean))
         while end > start and clean[end - 1] == "\n":  # end with the description's last line
             end -= 1
         line_start = clean.rfind("\n", 0, start) + 1

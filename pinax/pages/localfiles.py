@@ -5,7 +5,7 @@ its layout gives it), and only while the file it names is still a regular file i
 folder: the path may hold no `..`, every symlink on the way is resolved and must stay
 under the folder's own real path, the last step is opened without following a link, and
 the size limit is get_page's. The text goes through the same cleaning as served Markdown
-(HTML through the HTML extraction; reST with its section titles as headings), so a folder
+(HTML through the HTML extraction; reST as Markdown, see pinax.pages.rest), so a folder
 page reads like a fetched one, with `source: "file"`.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from pinax.errors import FetchFailed, InvalidArgs
 from pinax.files import SpecialFile, read_regular
-from pinax.pages.sourcetext import source_markdown
+from pinax.pages.sourcetext import SourcePage, source_page
 
 HTML_SUFFIXES = frozenset({".html", ".htm"})
 
@@ -62,11 +62,13 @@ class LocalFiles:
             raise FetchFailed(f"{url}: the file is gone from the docs folder", status=404) from None
         except OSError as exc:  # ELOOP: the last step became a symlink
             raise FetchFailed(f"{url}: cannot read the file: {exc.strerror or exc}") from None
-        return entry_of(url, path, body)
+        return entry_of(url, path, body, self.pages[url][0])
 
 
-def entry_of(url: str, path: Path, body: bytes) -> dict[str, Any]:
-    """A folder file's text as get_page gives a page: Markdown, cleaned as served Markdown."""
+def entry_of(url: str, path: Path, body: bytes, folder: Path | None = None) -> dict[str, Any]:
+    """A folder file's text as get_page gives a page: Markdown, cleaned as served Markdown;
+    reST with the anchors of its headings and its API entries beside (as HTML extraction
+    gives them), and its includes followed within the folder's repository."""
     from pinax.pages.text import clean_markdown_counted
 
     suffix = path.suffix.lower()
@@ -82,11 +84,13 @@ def entry_of(url: str, path: Path, body: bytes) -> dict[str, Any]:
 
             extra[HEADING_IDS] = [heading.anchor for heading in extracted.headings]
     else:
-        meta, text = source_markdown(body, suffix)
-        markdown, removed = clean_markdown_counted(text)
+        page = source_page(body, suffix, path, folder)
+        markdown, removed = clean_markdown_counted(page.markdown)
         if removed:
             extra["removed_hidden"] = removed
-        title = meta.get("title", "")
+        else:
+            extra.update(_beside(markdown, page))
+        title = page.meta.get("title") or page.title or ""
     content_hash = "sha256:" + hashlib.sha256(markdown.encode("utf-8")).hexdigest()
     if not title:
         from pinax.pages.budget import document
@@ -104,3 +108,16 @@ def entry_of(url: str, path: Path, body: bytes) -> dict[str, Any]:
         "content_hash": content_hash,
         "markdown": markdown,
     }
+
+
+def _beside(markdown: str, page: SourcePage) -> dict[str, Any]:
+    """A reST page's heading ids and API entries, as the entry's side fields (only while
+    they still match the Markdown: one id per heading get_page sees)."""
+    from pinax.pages.budget import ENTRIES, HEADING_IDS, Document
+
+    extra: dict[str, Any] = {}
+    if page.headings and len(Document(markdown).headings) == len(page.headings):
+        extra[HEADING_IDS] = [anchor for _, _, anchor in page.headings]
+    if page.entries and markdown == page.markdown:  # spans of this very text
+        extra[ENTRIES] = [list(entry) for entry in page.entries]
+    return extra

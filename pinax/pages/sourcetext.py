@@ -1,14 +1,18 @@
-"""Documentation sources as an author wrote them: front matter, and reStructuredText's
-section titles as Markdown headings.
+"""Documentation sources as an author wrote them: front matter, Markdown, and reST as
+Markdown (through pinax.pages.rest; `rst_to_markdown` here is its linear fallback).
 
-Why here: the builder (a docs folder's titles and outlines) and get_page (a folder page read
-from disk) must agree on what a source's text is, or a heading the manifest names would not
-open on the page. Both passes are linear, line by line, with no regex that can backtrack.
+Why here: the builder (a docs folder's titles, outlines and symbols) and get_page (a folder
+page read from disk) must agree on what a source's text is, or a heading the manifest names
+would not open on the page. The passes here are linear, line by line, with no regex that can
+backtrack.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 MAX_FRONT_MATTER = 64 * 1024  # characters: front matter is a few lines of metadata
 _RST_ADORNMENT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
@@ -64,11 +68,39 @@ def _pairs(block: str, separator: str) -> dict[str, str]:
 RST_SUFFIXES = frozenset({".rst", ".txt"})  # a `.txt` source is reST (Sphinx's own sources)
 
 
-def source_markdown(body: bytes, suffix: str) -> tuple[dict[str, str], str]:
-    """(front matter, the text as Markdown) of a Markdown or reST source (`suffix`: its
-    lower-case file ending): what the builder's outline and page text and get_page all read."""
+@dataclass(frozen=True)
+class SourcePage:
+    """A source file as its page: front matter, Markdown and, for reST (read by docutils in
+    pinax.pages.rest), its headings with their anchors, its API entries and symbols."""
+
+    meta: dict[str, str]
+    markdown: str
+    title: str | None = None  # reST: the document's title
+    headings: tuple[tuple[int, str, str | None], ...] | None = None  # reST: every heading
+    entries: tuple[tuple[str, int, int], ...] = ()  # reST: API entries' spans in `markdown`
+    symbols: tuple[Any, ...] = ()  # reST: pinax.pages.rest.ApiObject (name, kind, anchor)
+
+
+def source_page(
+    body: bytes, suffix: str, path: Path | None = None, folder: Path | None = None
+) -> SourcePage:
+    """A Markdown or reST source (`suffix`: its lower-case file ending) as its page: what
+    the builder's outline, symbols and page text and get_page all read. `path` and `folder`
+    (the file, and the docs folder it belongs to) let reST include other files."""
     meta, text = split_front_matter(body.decode("utf-8", errors="replace"))
-    return meta, rst_to_markdown(text) if suffix in RST_SUFFIXES else drop_mdx_imports(text)
+    if suffix not in RST_SUFFIXES:
+        return SourcePage(meta, drop_mdx_imports(text))
+    from pinax.pages.rest import convert
+
+    page = convert(text, path, folder)
+    return SourcePage(meta, page.markdown, page.title, page.headings, page.entries, page.symbols)
+
+
+def source_markdown(body: bytes, suffix: str) -> tuple[dict[str, str], str]:
+    """(front matter, the text as Markdown) of a Markdown or reST source (see
+    `source_page`)."""
+    page = source_page(body, suffix)
+    return page.meta, page.markdown
 
 
 def drop_mdx_imports(text: str) -> str:
@@ -85,7 +117,8 @@ def drop_mdx_imports(text: str) -> str:
 
 
 def rst_to_markdown(text: str) -> str:
-    """reStructuredText with its section titles written as ATX headings (`## Title`), levels
+    """The linear reading of reST (pinax.pages.rest's fallback for a page too big or too
+    deep for docutils): section titles written as ATX headings (`## Title`), levels
     in the order their adornment styles first appear, as docutils assigns them; a
     `.. _label:` target just above a title becomes its `{#label}`. The rest is left as is:
     reST prose reads well as it is."""

@@ -95,6 +95,13 @@ def test_fixture_sources_are_built_searched_and_read_back(
         text = read_whole(tools, by_path[relative])
         assert "description: real source" not in text  # front matter is never text
         original = (folder / relative).read_bytes().decode("utf-8", "replace")
+        if relative.endswith(".rst"):  # rendered (roles, hidden doctests): its words, then
+            from tests.support.extraction import markdown_text, prf, reference_from_source, words
+
+            reference = reference_from_source(original, "rst", written[relative]["title"], False)
+            recall = prf(words(markdown_text(text, html=False)), words(reference.text))[1]
+            assert recall >= 0.95, (relative, recall)
+            continue
         lines = _prose_lines(split_front_matter(original)[1])
         shown = sum(line in text for line in lines)
         assert shown >= 0.9 * len(lines), (relative, shown, len(lines))
@@ -309,7 +316,7 @@ def test_pinax_build_of_a_folder(tmp_path: Path) -> None:
     manifest = json.loads(out.read_text())
     page = manifest["pages"][0]
     assert page["url"] == "https://x.org/intro.html" and page["title"] == "Intro"
-    assert page["outline"] == [{"level": 2, "title": "Section"}]
+    assert page["outline"] == [{"level": 2, "title": "Section", "anchor": "section"}]  # Sphinx id
 
 
 @pytest.mark.anyio

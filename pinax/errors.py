@@ -1,8 +1,10 @@
 """The errors Pinax reports: one class per code a client can see.
 
 Every failure a tool can meet becomes a `PinaxError` with one of five codes, so the CLI and
-the MCP server turn it into the same `{"error": {"code", "message"}}` result. Nothing here
-imports from the rest of the package.
+the MCP server turn it into the same `{"error": {"code", "message"}}` result. Rooms raise
+subclasses of their own (search's `StoreError` and `ModelError`, the build workers'
+`WorkerError`, all `InternalError`s), so one `except PinaxError` sees every failure Pinax
+knows. Nothing here imports from the rest of the package.
 """
 
 from __future__ import annotations
@@ -26,14 +28,21 @@ class PinaxError(Exception):
 
 
 class NotFound(PinaxError):
+    """No manifest, section or page by that name or URL (the message suggests the closest)."""
+
     code = "not_found"
 
 
 class InvalidArgs(PinaxError):
+    """A tool argument, option or input file the caller must change (says which and why)."""
+
     code = "invalid_args"
 
 
 class FetchFailed(PinaxError):
+    """A page or source that could not be fetched: refused by policy, unreachable, an HTTP
+    error (`status`), too large or too slow."""
+
     code = "fetch_failed"
 
     def __init__(self, message: str, status: int | None = None) -> None:
@@ -42,10 +51,14 @@ class FetchFailed(PinaxError):
 
 
 class CacheError(PinaxError):
+    """The page cache could not be read or written (its folder, permissions, disk)."""
+
     code = "cache_error"
 
 
 class InternalError(PinaxError):
+    """A failure inside Pinax the caller cannot fix; clients see no details of it."""
+
     code = "internal"
 
 

@@ -18,9 +18,6 @@ from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.library import (
-    CONTENT_WEIGHT,
-    EMBEDDING_WEIGHT,
-    LEXICAL_WEIGHT,
     Docs,
     Library,
     did_you_mean,
@@ -43,6 +40,7 @@ from pinax.pages import (
     visible_text,
     window,
 )
+from pinax.search import RANKING
 
 if TYPE_CHECKING:
     from pinax.pages import PageReader
@@ -50,6 +48,9 @@ if TYPE_CHECKING:
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
 MAX_QUERY_LENGTH = 500
+# search_pages' default weights (see `pinax.search.ranking`, where each is measured)
+LEXICAL_WEIGHT, EMBEDDING_WEIGHT = RANKING.lexical_weight, RANKING.embedding_weight
+CONTENT_WEIGHT = RANKING.content_weight
 DEFAULT_SECTION_LIMIT = 200
 MAX_SECTION_LIMIT = 1000
 MAX_URL_LENGTH = 4096
@@ -200,7 +201,7 @@ class Tools:
         count = _bounded_int(limit, "limit", 1, MAX_LIMIT, DEFAULT_LIMIT)
         name = _docs_name(docs)
         detailed = _flag(explain, "explain")
-        minimum = _fraction(threshold, "threshold")
+        minimum = RANKING.threshold if threshold is None else _fraction(threshold, "threshold")
         weights = search_weights(lexical_weight, embedding_weight, content_weight, self.weights)
         found = self.library.search(text, count, name, detailed, *weights)
         results = []

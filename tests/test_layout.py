@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import pytest
@@ -16,21 +17,23 @@ import pytest
 import pinax
 
 PACKAGE = Path(pinax.__file__).parent
-ROOMS = ("search", "pages", "builder", "server", "cli")
+ROOMS = ("manifest", "search", "pages", "builder", "server", "versions", "project", "cli")
 # Each part and the parts it may import ("pinax" is the package root: its version).
 MAY_IMPORT = {
     "errors": set(),
     "lazy": set(),
     "files": set(),
-    "manifest": {"errors", "files"},
-    "content": {"errors", "files"},
-    "search": {"manifest", "content", "pages", "files", "errors"},
+    "workers": {"errors"},
+    "manifest": {"errors", "files", "lazy", "workers"},
+    "search": {"manifest", "pages", "files", "errors", "lazy", "workers"},
     "pages": {"pinax", "errors", "lazy", "files"},
-    "library": {"search", "manifest", "content", "errors"},
-    "tools": {"library", "search", "pages", "manifest", "errors"},
-    "builder": {"manifest", "content", "pages", "errors", "lazy", "files"},
-    "server": {"pinax", "tools", "pages", "manifest", "content", "errors", "lazy"},
-    "cli": {"pinax", "server", "tools", "builder", "pages", "manifest", "content", "errors"},
+    "versions": {"errors"},
+    "project": {"versions", "errors", "files"},
+    "library": {"search", "manifest", "project", "versions", "errors"},
+    "tools": {"library", "project", "versions", "search", "pages", "manifest", "errors"},
+    "builder": {"manifest", "pages", "errors", "lazy", "files"},
+    "server": {"pinax", "tools", "search", "pages", "manifest", "errors", "lazy"},
+    "cli": {"pinax", "server", "tools", "search", "builder", "pages", "manifest", "errors"},
     "__main__": {"cli"},
     "__init__": set(),
 }
@@ -138,7 +141,7 @@ INSIDES_ALLOWED = {
         "picks the queries that share no stemmed word with their page, with search's own stems",
     ),
     "bench/quality/eval_symbols.py": (
-        {"pinax.builder.inventory", "pinax.builder.symbols", "pinax.search.indexing"},
+        {"pinax.builder.inventory", "pinax.builder.symbols", "pinax.search.symbol_field"},
         "reads real inventories as the builder does and gives rank-bm25 the symbol field's text",
     ),
     "bench/experiments/embedding_variants.py": (
@@ -179,6 +182,14 @@ INSIDES_ALLOWED = {
         {"pinax.pages.fetch"},
         "times the gzip bomb's decompression alone",
     ),
+    "bench/experiments/tune_semantic.py": (
+        {"pinax.search.semantic"},
+        "embeds each query with the model itself, to score every share of meaning in one pass",
+    ),
+    "bench/quality/goldens.py": (
+        {"pinax.builder.inventory"},
+        "gives the CPython-size manifest real symbols, read from an inventory as the builder does",
+    ),
     "bench/harness/runs.py": (
         {"pinax.search.semantic"},
         "hides the embedding model to measure words alone in the same process",
@@ -203,6 +214,18 @@ INSIDES_ALLOWED = {
     "tests/search/test_search_symbols.py": (
         {"pinax.builder.inventory"},
         "a real inventory's symbols, read as the builder reads them, found by every form",
+    ),
+    "tests/bench/test_bench_semantic.py": (
+        {"pinax.search.semantic"},
+        "checks the tuning study's scores with queries embedded by the model itself",
+    ),
+    "tests/search/test_ranking_sheet.py": (
+        {"pinax.server.toolspecs", "pinax.server.reference"},
+        "the sheet's defaults and formulas against the tool specs and reference clients read",
+    ),
+    "tests/manifest/test_index_columns.py": (
+        {"pinax.search.indexing"},
+        "the page table's paths against the paths the index is built from, page for page",
     ),
     "tests/pages/test_plain_text.py": (
         {"pinax.search.content"},
@@ -260,3 +283,54 @@ def test_tests_mirror_the_rooms() -> None:
     assert folders <= set(TEST_ROOMS) | {"bench"}
     for folder in ["support", *folders]:
         assert (REPO / "tests" / folder / "__init__.py").read_text() == "", folder
+
+
+def test_the_search_door_offers_what_its_clients_use() -> None:
+    """search/'s door names exactly what modules outside it import (it once offered 17 names,
+    some used by nobody outside)."""
+    used: set[str] = set()
+    for name, tree in modules():
+        if part_of(name) == "search":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == "pinax.search":
+                used.update(alias.name for alias in node.names)
+    door = importlib.import_module("pinax.search")
+    assert set(door.__all__) == used
+
+
+@pytest.mark.parametrize("room", ["search", "manifest"])
+def test_no_circle_inside_a_room(room: str) -> None:
+    """No module of the room imports, directly or through others, a module that imports it
+    back, with imports inside functions counted (search's content and content_build were
+    such a pair, papered over with a lazy import)."""
+    graph = {
+        name: {t for t in imported(name, tree) if part_of(t) == room and t != name}
+        for name, tree in modules()
+        if part_of(name) == room and name != f"pinax.{room}"
+    }
+    circles = []
+    for start in graph:
+        stack, seen = [start], set()
+        while stack:
+            for target in graph.get(stack.pop(), ()):
+                if target == start:
+                    circles.append(start)
+                elif target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+    assert sorted(set(circles)) == []
+
+
+def test_the_readme_layout_names_every_module_of_search_and_manifest() -> None:
+    """The README's picture of the house lists each module of the two rooms it describes."""
+    readme = (PACKAGE.parent / "README.md").read_text()
+    block = readme[readme.index("\npinax/\n") : readme.index("```", readme.index("\npinax/\n"))]
+    words = set(re.findall(r"[a-z_0-9]+", block))
+    missing = [
+        f"{room}/{path.stem}"
+        for room in ("search", "manifest")
+        for path in sorted((PACKAGE / room).glob("*.py"))
+        if path.stem != "__init__" and path.stem not in words
+    ]
+    assert missing == []

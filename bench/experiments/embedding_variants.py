@@ -7,7 +7,7 @@ measured in seconds against words alone, the way the shipped blend scores them.
 For each of the four barred DEV sets (outlines joined, as bench.quality.eval_semantic loads them),
 the lexical candidates and their 0..1 scores come from the index itself (`plan`, `run`); each
 variant embeds every page's texts exactly (float32: the shipped int8 codes round a little, so
-`plain` lands within a query or two of eval_semantic) and scores a candidate as `_blended`
+`plain` lands within a query or two of eval_semantic) and scores a candidate as `fusion.blended`
 does, by its best cosine, blended with the default weights. Reported per variant, on the mean
 of the four:
 
@@ -40,10 +40,11 @@ from itertools import pairwise
 import numpy as np
 
 from bench.harness.corpora import BARRED, outlined_manifest, rows
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library
+from pinax.library import Library
 from pinax.manifest import Manifest
 from pinax.search.semantic import DIMS, model
 from pinax.search.tokens import STOP_WORDS
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT
 
 SHARES = np.linspace(0.0, 1.0, 21)
 SIF_A, CONTEXT_TITLE, SOFT_TAU, PENALTY = 1e-3, 0.6, 0.05, 0.02
@@ -168,7 +169,7 @@ def page_scores(variant: str, cosines: np.ndarray, offsets: np.ndarray) -> np.nd
 
 def rank(docs: list[int], blend: np.ndarray, expected: set[int]) -> int | None:
     """The 1-based rank of the first expected page in the top 10 (ties by lexical rank, after
-    rounding as `_blended` does)."""
+    rounding as `fusion.blended` does)."""
     order = np.lexsort((np.arange(len(blend)), -np.round(blend, 4)))[:10]
     return next((at + 1 for at, i in enumerate(order.tolist()) if docs[i] in expected), None)
 

@@ -31,8 +31,9 @@ import numpy as np
 
 from bench.harness.corpora import BARRED, outlined_manifest, rows
 from bench.harness.scoring import recall_mrr
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library
-from pinax.search import query_vector
+from pinax.library import Library
+from pinax.search.semantic import query_vector
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT
 
 DEPTH = 300  # lexical candidates looked at to place a miss
 BUCKETS = ((11, 30), (31, 100), (101, DEPTH))

@@ -36,12 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.harness.sites import SITES, scored, serve_fixtures
-from pinax import content
 from pinax.builder import BuildOptions
 from pinax.builder.core import build
 from pinax.builder.report import Reporter
-from pinax.content import PageText
-from pinax.manifest import Manifest
+from pinax.manifest import Manifest, PageText, write_page_texts
 from tests.support.extraction import Fixture, fixtures, score_page
 from tests.support.http_site import Site
 
@@ -99,7 +97,7 @@ def build_content(site: Site, workdir: Path) -> tuple[Manifest, list[PageText], 
 
 def gz_bytes(texts: list[PageText], workdir: Path) -> int:
     path = workdir / "sizes.content.jsonl.gz"
-    content.write(path, texts)
+    write_page_texts(path, texts)
     return path.stat().st_size
 
 

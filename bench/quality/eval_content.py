@@ -31,7 +31,8 @@ from bench.harness.bm25 import plain_tokens
 from bench.harness.corpora import CORPORA, NAMES, outlined_manifest, rows
 from bench.harness.runs import lexical_only
 from bench.harness.scoring import Scores, first_rank, score
-from pinax.library import CONTENT_WEIGHT, Library
+from pinax.library import Library
+from pinax.tools import CONTENT_WEIGHT
 
 QUESTION_SETS = ("react", "fastapi", "kubernetes", "django")
 WITH_CONTENT = ("react", "fastapi", "kubernetes", "django", "drf", "adk", "textual")

@@ -21,9 +21,9 @@ import time
 
 from bench.harness.corpora import BARRED, CORPORA, NAMES, outlined_manifest, rows
 from bench.harness.scoring import recall_mrr
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library
-from pinax.search import chunks
-from pinax.search.tokens import STOP_WORDS, chunk_words, stem
+from pinax.library import Library
+from pinax.search.tokens import STOP_WORDS, chunk_words, chunks, stem
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT
 
 GAIN, NO_LOSS = 0.02, 0.01
 

@@ -39,7 +39,7 @@ from pinax.builder import inventory
 from pinax.builder.symbols import normalised
 from pinax.library import Library
 from pinax.manifest import Manifest
-from pinax.search.indexing import symbol_text
+from pinax.search.symbol_field import symbol_text
 
 PUBLISHED = CORPORA / "published"
 INVENTORIES = {  # manifest name: (inventory, the site it was published on)

@@ -33,10 +33,17 @@ import time
 from pathlib import Path
 
 from bench.harness.corpora import CORPORA, NAMES, rows
-from pinax import content as content_io
 from pinax import manifest as manifest_io
-from pinax.content import PageText, Section
-from pinax.manifest import Heading, Manifest, Page
+from pinax.manifest import (
+    Heading,
+    Manifest,
+    Page,
+    PageText,
+    Section,
+    companion_path,
+    read_page_texts,
+    write_page_texts,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,7 +103,7 @@ def synthesize(folder: Path, count: int, seed: int = 7) -> tuple[Path, int]:
     manifest = Manifest("synth", "https://synth.example/docs/", "Synthetic docs", tuple(pages))
     path = folder / "synth.json"
     path.write_text(manifest_io.dump(manifest))
-    content_io.write(content_io.companion(path), texts)
+    write_page_texts(companion_path(path), texts)
     return path, size
 
 
@@ -176,7 +183,7 @@ def tantivy_run(manifest: Path, folder: Path, asked: list[str], anchors: list[st
     index = tantivy.Index(schema, path=str(index_dir))
     started = time.perf_counter()
     writer = index.writer(heap_size=512 << 20, num_threads=2)
-    for number, page in enumerate(content_io.read(content_io.companion(manifest))):
+    for number, page in enumerate(read_page_texts(companion_path(manifest))):
         title = page.sections[0].heading
         for section in page.sections:
             writer.add_document(

@@ -17,9 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pinax import content
-from pinax.content import PageText
 from pinax.errors import InvalidArgs, PinaxError
+from pinax.manifest import PageText, companion_path, read_page_texts, write_page_texts
 
 from .diff import SHOWN
 from .report import Reporter
@@ -29,9 +28,9 @@ def previous_texts(manifest: Path, reporter: Reporter | None = None) -> dict[str
     """The text of the last build by page URL, from the content file beside `manifest`;
     empty when there is none, or when it does not read (said once: the build then reads
     every page whole)."""
-    path = content.companion(manifest)
+    path = companion_path(manifest)
     try:
-        return {page.url: page for page in content.read(path)}
+        return {page.url: page for page in read_page_texts(path)}
     except FileNotFoundError:
         return {}
     except (OSError, PinaxError) as exc:
@@ -89,7 +88,7 @@ def stage(target: Path, texts: list[PageText]) -> Path:
         fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".staged", dir=folder)
         os.close(fd)
         staged = Path(name)
-        content.write(staged, texts)
+        write_page_texts(staged, texts)
     except BaseException as exc:
         if staged is not None:
             staged.unlink(missing_ok=True)

@@ -15,9 +15,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from pinax import manifest as manifest_io
-from pinax.content import PageText
 from pinax.errors import InvalidArgs
-from pinax.manifest import NAME_PATTERN, Manifest, Page
+from pinax.manifest import NAME_PATTERN, Manifest, Page, PageText
 from pinax.pages import AddressPolicy, Origin, origin_of
 
 from . import inventory, llms_source, llmstxt, local, sitemap_source, symbols

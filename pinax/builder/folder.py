@@ -27,7 +27,6 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from pinax import manifest as manifest_io
-from pinax.content import PageText
 from pinax.errors import InvalidArgs
 from pinax.files import SpecialFile, read_regular
 from pinax.manifest import (
@@ -38,6 +37,7 @@ from pinax.manifest import (
     Heading,
     Manifest,
     Page,
+    PageText,
     Symbol,
     parent_section,
 )

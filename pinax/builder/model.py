@@ -7,8 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pinax.content import PageText
-from pinax.manifest import Heading, Page
+from pinax.manifest import Heading, Page, PageText
 from pinax.pages import Credentials, Limits
 
 from .sections import Sections

@@ -33,9 +33,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pinax.content import PageText
 from pinax.errors import FetchFailed, PinaxError
-from pinax.manifest import HEADING_LEVELS, MAX_HEADING_LENGTH, MAX_HEADINGS, Heading, Page
+from pinax.manifest import HEADING_LEVELS, MAX_HEADING_LENGTH, MAX_HEADINGS, Heading, Page, PageText
 from pinax.pages import (
     Fetcher,
     Limits,

@@ -13,11 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from pinax import content
 from pinax import manifest as manifest_io
-from pinax.content import PageText
 from pinax.errors import PinaxError
-from pinax.manifest import Manifest
+from pinax.manifest import Manifest, PageText, companion_path
 
 from . import companion
 from .diff import ManifestDiff, compare
@@ -52,7 +50,7 @@ def publish(
     if diff is not None and not diff.empty:
         report = diff.report(max_removed)
         (reporter.warn if diff.too_many_removed(max_removed) else reporter.note)(report)
-    target = content.companion(path)
+    target = companion_path(path)
     text_diff = None
     if texts is not None:
         if previous_texts is None:

@@ -19,8 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 
-from pinax.content import MAX_HEADING, Section, is_date
-from pinax.manifest import Heading
+from pinax.manifest import MAX_SECTION_HEADING, Heading, Section, is_date
 
 # UTF-8 bytes of one page's text. A docs page has 10 to 30 KB; the cap is for the few with
 # hundreds (a changelog, a whole library's reference): on the fixture pages of
@@ -54,7 +53,7 @@ class Sections:
         file's heading may hold: a manifest's titles have no such limit)."""
         if not self.sections:
             return ()
-        heading = " ".join(title.split())[:MAX_HEADING].strip()
+        heading = " ".join(title.split())[:MAX_SECTION_HEADING].strip()
         return (replace(self.sections[0], heading=heading), *self.sections[1:])
 
 

@@ -14,6 +14,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from pinax.errors import FetchFailed, InvalidArgs, PinaxError
+from pinax.search import RANKING  # the ranking sheet alone: the rest of search loads on use
 
 DOCS_HELP = (
     "A manifest file (JSON) or a folder of them, a docs site URL / llms.txt / sitemap / "
@@ -124,7 +125,7 @@ LexicalWeightOption = Annotated[
     typer.Option(
         "--lexical-weight",
         metavar="W",
-        help="How much matching words count, 0..1 [default: 0.65].",
+        help=f"How much matching words count, 0..1 [default: {RANKING.lexical_weight}].",
         show_default=False,
     ),
 ]
@@ -134,7 +135,7 @@ EmbeddingWeightOption = Annotated[
         "--embedding-weight",
         metavar="W",
         help="How much closeness in meaning to titles and headings counts, 0..1 "
-        "(0: words only) [default: 0.35].",
+        f"(0: words only) [default: {RANKING.embedding_weight}].",
         show_default=False,
     ),
 ]
@@ -146,7 +147,7 @@ ContentWeightOption = Annotated[
         "--content-weight",
         metavar="W",
         help="The share of a score that what the pages say gives, where a manifest has "
-        "content, 0..1 (0: titles and headings only) [default: 0.6].",
+        f"content, 0..1 (0: titles and headings only) [default: {RANKING.content_weight}].",
         show_default=False,
     ),
 ]

@@ -135,13 +135,13 @@ def check_content(
 ) -> dict[str, Any] | None:
     """The manifest's content file, read through: how many pages it gives text for, or
     why search will go without it (a warning: the docs are served all the same)."""
-    from pinax import content as content_io
+    from pinax.manifest import companion_path, read_page_texts
 
     try:
-        path = content_io.companion(manifest, declared)
+        path = companion_path(manifest, declared)
         if not path.exists():
             return None
-        pages = sum(1 for _ in content_io.read(path))
+        pages = sum(1 for _ in read_page_texts(path))
     except (PinaxError, OSError) as exc:
         findings.warnings.append(f"{name}: served without content: {exc}")
         return {"file": str(manifest), "state": "unavailable"}

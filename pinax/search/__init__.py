@@ -1,51 +1,54 @@
-"""One manifest's search index: tokens, vocabulary, BM25F postings, the on-disk store, top-k.
+"""Everything from a query to ranked, placed hits. This package's only door: everything outside
+`pinax/search/` uses these names and no module behind them.
 
-This package's only door. Everything outside `pinax/search/` uses these names and no module
-behind them:
+- `search_many(docs, query, limit, ranking, explain)`: the one entry point. It plans the query
+  in each manifest's index, pools document frequencies across them, runs each, fuses words,
+  meaning and content, discounts alike libraries and names each hit's place; it returns
+  `SearchResults` (their `hits`: page, score, place, snippet, confidence). `near_urls`: the
+  known URLs a mistyped one may mean.
+- `Ranking`, `RANKING`: the one sheet of ranking rules (weights and constants, each with its
+  evidence); `content_formula` and `meaning_formula` say how scores are fused, for clients.
+- `Docs`: one manifest's page table, search index and content index (`Docs.from_manifest`
+  builds them in memory; `open_docs` maps them from the on-disk store kept by an
+  `index_cache`). `preload_model` loads the embedding model early.
 
-- `Docs`: one manifest's page table and its `SearchIndex` (`Docs.from_manifest` builds them
-  in memory; `open_docs` maps them from the on-disk store kept by an `index_cache`).
-- `SearchIndex`: `plan(query)` then `run(plan, limit)` gives a `Ranked` (pages and scores).
-- `known_words`, `chunks`: the query's words as the index reads them.
-- `pooled`: one query's plans over several indexes, weighted as one (comparable scores).
-- `confidence`: a hit's label ("high", "medium", "low") from its score and its lead.
-- `ContentIndex` (a `Docs`' `content`, loaded by `Docs.load_content`): what pages say, by
-  section, ranked apart; `ContentHit` its result.
-- `query_vector`, `Vectors` (an index's `vectors`): meaning beside words, a static embedding
-  of titles and headings (see `pinax.search.semantic`); `preload_model` loads it early.
+The sheet is imported at once (the CLI's help reads it); the rest on first use, so opening the
+door costs nothing until a search needs numpy and the index.
 """
 
-from pinax.search.content import ContentHit, ContentIndex, query_terms
-from pinax.search.docs import Docs, index_cache, open_docs
-from pinax.search.index import (
-    Plan,
-    Ranked,
-    SearchIndex,
-    confidence,
-    known_words,
-    pooled,
+from typing import TYPE_CHECKING
+
+from pinax.lazy import lazy_names
+from pinax.search.ranking import RANKING, Ranking, content_formula, meaning_formula
+
+if TYPE_CHECKING:
+    from pinax.search.docs import Docs, index_cache, open_docs
+    from pinax.search.query import SearchResults, near_urls, search_many
+    from pinax.search.semantic import preload as preload_model
+
+__getattr__ = lazy_names(
+    __name__,
+    {
+        "Docs": "docs",
+        "index_cache": "docs",
+        "open_docs": "docs",
+        "SearchResults": "query",
+        "near_urls": "query",
+        "search_many": "query",
+        "preload_model": "semantic:preload",
+    },
 )
-from pinax.search.semantic import Vectors, query_vector
-from pinax.search.semantic import preload as preload_model
-from pinax.search.store import IndexCache
-from pinax.search.tokens import chunks
 
 __all__ = [
-    "ContentHit",
-    "ContentIndex",
+    "RANKING",
     "Docs",
-    "IndexCache",
-    "Plan",
-    "Ranked",
-    "SearchIndex",
-    "Vectors",
-    "chunks",
-    "confidence",
+    "Ranking",
+    "SearchResults",
+    "content_formula",
     "index_cache",
-    "known_words",
+    "meaning_formula",
+    "near_urls",
     "open_docs",
-    "pooled",
     "preload_model",
-    "query_terms",
-    "query_vector",
+    "search_many",
 ]

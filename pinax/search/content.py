@@ -22,22 +22,17 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections import OrderedDict
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
-from pinax.content import PageText
+from pinax.manifest import Strings
 from pinax.pages import fence_lines, visible_text
-from pinax.search.indexing import descending_keys, idf, key_ids, key_values
-from pinax.search.pagetable import PageTable, Strings
+from pinax.search.postings import descending_keys, idf, key_ids, key_values
+from pinax.search.ranking import RANKING
 from pinax.search.tokens import STOP_WORDS, stem, words
 
-if TYPE_CHECKING:
-    from pinax.search.content_build import Built
-
-K1 = 1.2
-B = 0.75
+K1, B = RANKING.content_k1, RANKING.content_b  # folded into the postings (see ranking)
 POSTINGS_READ = 8192  # a term's strongest sections read per query
 LEAST_READ = 1024  # ... at the least, however short the query
 SECTIONS_RANKED = 1000  # best sections turned into pages
@@ -48,7 +43,7 @@ MAX_PAGE_TEXT = 1 << 24  # bytes of one block's text, decompressed at most
 RAW_DEFLATE = -15  # zlib's window bits for a stream without header or checksum
 WINDOW = 1 << 15  # deflate's window: the most of a preset dictionary it uses
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
-FULL_MATCH = 2.3  # a section holding every query word once (at average length) scores 0.9
+CALIBRATION = RANKING.content_calibration  # a section with every query word once scores 0.9
 FORMAT = 4
 KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
 CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
@@ -101,15 +96,6 @@ def _without_fence_lines(text: str) -> str:
         return text
     kept.append(text[position:])
     return "".join(kept)
-
-
-def build(pages: Iterable[PageText], table: PageTable) -> Built:
-    """The arrays of the content index of a manifest's pages (`table`): see
-    `pinax.search.content_build` (imported here when a build is needed: a server mapping a
-    built index never loads the builder)."""
-    from pinax.search.content_build import build as build_index
-
-    return build_index(pages, table)
 
 
 class ContentIndex:
@@ -242,7 +228,7 @@ class ContentIndex:
         first = _first_of_each(self._section_page, sections, limit)
         places = np.fromiter(first.values(), dtype=np.int64, count=len(first))
         best = key_values(keys[places])
-        scale = FULL_MATCH / max(reference, 1e-9)
+        scale = CALIBRATION / max(reference, 1e-9)
         return [
             _hit(page, round(1.0 - math.exp(-score * scale), 4), section)
             for page, score, section in zip(

@@ -25,14 +25,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from pinax.content import PageText
+from pinax.manifest import PageTable, PageText, Strings
 from pinax.search.content import K1, POSTINGS_READ, RAW_DEFLATE, WINDOW, B, plain
-from pinax.search.content_workers import WorkerError, Workers, worth_starting
-from pinax.search.indexing import idf, ragged
-from pinax.search.pagetable import PageTable, Strings
+from pinax.search.postings import idf, ragged
 from pinax.search.tokens import CHUNK, STOP_WORDS, chunks, split_chunks, stemmer
+from pinax.workers import WorkerError, Workers, worth_starting
 
-log = logging.getLogger("pinax.content")
+log = logging.getLogger(__name__)
 
 BATCH = 20_000  # sections analysed at a time
 WORKERS = 2  # processes analysing batches of a large input (at most; 0: none)

@@ -21,17 +21,29 @@ from typing import Any
 
 import numpy as np
 
-from pinax import content as content_io
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError
 from pinax.files import SpecialFile
-from pinax.manifest import Manifest, Page, Symbol
-from pinax.search import columns as columns_io
+from pinax.manifest import (
+    Manifest,
+    ManifestColumns,
+    Page,
+    PageColumns,
+    PageTable,
+    PageText,
+    Picked,
+    Symbol,
+    build_table,
+    open_page_texts,
+    parse_columns,
+    raw_paths_of,
+    read_page_texts,
+    trim,
+    url_path,
+)
 from pinax.search import semantic
-from pinax.search.columns import ManifestColumns, PageColumns
 from pinax.search.content import FORMAT as CONTENT_FORMAT
 from pinax.search.content import ContentIndex
-from pinax.search.content import build as build_content
 from pinax.search.heap import kept_for_reuse
 from pinax.search.index import SearchIndex
 from pinax.search.indexing import (
@@ -41,7 +53,6 @@ from pinax.search.indexing import (
     page_paths,
     section_text,
 )
-from pinax.search.pagetable import PageTable, Picked, build_table, raw_paths_of, trim, url_path
 from pinax.search.store import (
     IndexCache,
     StoreError,
@@ -53,7 +64,7 @@ from pinax.search.store import (
     signature,
 )
 
-log = logging.getLogger("pinax.library")
+log = logging.getLogger(__name__)
 
 CHILDREN_EXPLAINED = 200  # children titles read to explain a hit's `children` field
 
@@ -94,7 +105,7 @@ class Docs:
         # What the pages say (see `load_content`): the file, its index once loaded, and
         # why it is not (a warning), for list_docs and doctor.
         self.content_path: Path | None = None
-        self.content_source: Callable[[], Iterable[content_io.PageText]] | None = None
+        self.content_source: Callable[[], Iterable[PageText]] | None = None
         self.content: ContentIndex | None = None
         self.content_note: str | None = None
         self.content_file: Path | None = None  # the cache file `content` is mapped from
@@ -217,6 +228,10 @@ class Docs:
         path = self.content_path
         if (path is None and self.content_source is None) or self.content is not None:
             return
+        # The builder loads only when an index is built: a server mapping built indexes
+        # never loads it (content_build imports content, never the other way).
+        from pinax.search.content_build import build as build_content
+
         try:
             target = None
             if path is None:  # text from a docs folder, read now: nothing kept on disk
@@ -235,7 +250,7 @@ class Docs:
                     self.content, self.content_file = index, target
                     return
             started = time.perf_counter()
-            built = build_content(content_io.read(path), self.pages)
+            built = build_content(read_page_texts(path), self.pages)
             index = ContentIndex(built.arrays)
             if built.skipped_pages or built.unmatched_sections:
                 self.content_note = (
@@ -335,7 +350,7 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
     started = time.perf_counter()
     with kept_for_reuse():
         with _no_gc():
-            manifest = columns_io.loads(raw, source)
+            manifest = parse_columns(raw, source)
         del raw
         try:
             _save(manifest, target)
@@ -385,7 +400,7 @@ def _content_key(path: Path, folder: Path, salt: str) -> str:
         return known
     before = signature(path)
     digest = hashlib.sha256(f"{CONTENT_FORMAT}:{salt}\0".encode())
-    with content_io.open_regular(path) as file:
+    with open_page_texts(path) as file:
         for block in iter(lambda: file.read(1 << 20), b""):
             digest.update(block)
     key = digest.hexdigest()[:32]

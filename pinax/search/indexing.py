@@ -5,7 +5,7 @@ bench/eval_search.py and bench/eval_sections.py): title and URL slug 1.0 each, s
 group) 0.5, description 0.5, the titles of the pages one URL level below it 0.2, its title's
 phrases (adjacent pairs of content words, terms of their own that queries look up at a fifth
 of a word's weight), the headings of its outline 0.5, barely length-normalised, and its API
-symbols 1.5 (terms of their own: `§word`, dotted names, `=Name`; see `_symbol_tokens`,
+symbols 1.5 (terms of their own: `§word`, dotted names, `=Name`; see `symbol_tokens`,
 measured with bench/eval_symbols.py). Each heading's terms, and which symbols have each
 term, are kept too, so a hit can name the heading or symbol that answers.
 BM25F sums the weighted, length-normalised frequencies of a term over the fields and
@@ -22,21 +22,37 @@ half weight) turns the token lists into postings.
 from __future__ import annotations
 
 import itertools
-import re
 import zlib
-from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import repeat
 from operator import itemgetter
-from typing import NamedTuple
 from urllib.parse import unquote
 
 import numpy as np
 
-from pinax.search.columns import Headings, PageColumns, Symbols
-from pinax.search.pagetable import narrow, raw_path, raw_paths_of
+from pinax.manifest import PageColumns, narrow, raw_path, raw_paths_of
+from pinax.search.postings import (
+    Blocks,
+    Field,
+    distinct,
+    idf,
+    impacts,
+    merge_runs,
+    packed,
+    posting_weights,
+    ragged,
+    run_starts,
+    texts_of_pages,
+)
+from pinax.search.ranking import RANKING
 from pinax.search.semantic import build_vectors
+from pinax.search.symbol_field import (
+    not_symbols,
+    symbol_field,
+    symbol_terms,
+    symbol_tokens,
+)
 from pinax.search.tokens import (
     MAX_TOKEN_LENGTH,
     PART_WEIGHT,
@@ -48,29 +64,14 @@ from pinax.search.tokens import (
 )
 from pinax.search.vocabulary import build_words, sorted_strings
 
-SYMBOL_WEIGHT = 1.5  # a page's API names (see `symbol_text`)
-EXACT = "="  # ...and `=Name`: a symbol's last part exactly as written (no word has `=`)
-SYMBOL = "\u00a7"  # `§`: the symbol field's words are terms of their own, `§word` (no word has it)
 FIELDS = ("title", "slug", "section", "description", "children", "phrase", "heading", "symbol")
-FIELD_WEIGHTS = (1.0, 1.0, 0.5, 0.5, 0.2, 1.0, 0.5, SYMBOL_WEIGHT)
-K1 = 1.2
-B = 0.75
-# Length normalisation per field: a page's headings are many short texts, and a long outline
-# is a long page, not a weaker match: headings are barely normalised (see bench/eval_sections).
-FIELD_B = (B, B, B, B, B, B, 0.1, 0.1)
-DEPTH_PENALTY = 0.02  # a page one URL level deeper weighs 2% less (folded into its postings)
+# The rules folded into the postings (see `pinax.search.ranking`, where each is measured).
+FIELD_WEIGHTS, FIELD_B = RANKING.field_weights, RANKING.field_b
+K1 = RANKING.k1
+DEPTH_PENALTY = RANKING.depth_penalty
 FORMAT = 7  # bump when the arrays or what they mean change (tokens, fields, weights)
-IMPACT_MIN = 1024  # terms with more postings also keep them in descending weight order
-IMPACT_BLOCK = 256  # ...with a bound on the weights every this many places
-BLOCK = 1 << 21  # entries worked through at a time while making postings
 ANALYSED = 1 << 18  # distinct chunks analysed at a time
 MIN_PLURAL = 4  # shorter words ending in s are not taken for plurals
-_HALF, _LOW_HALF = np.uint64(32), np.uint64(0xFFFFFFFF)  # of a 64-bit sort key
-
-
-def idf(df: np.ndarray | float, size: int) -> np.ndarray | float:
-    """BM25 inverse document frequency, in its always-positive form (Lucene's)."""
-    return np.log1p((size - df + 0.5) / (df + 0.5))
 
 
 def relative(path: str, base_path: str) -> str:
@@ -104,14 +105,6 @@ def page_paths(raw_paths: list[str], base_path: str) -> list[str]:
 def section_text(section: str, group: str | None, base_path: str) -> str:
     text = relative(section, base_path)
     return f"{text} {group}" if group else text
-
-
-def symbol_text(name: str) -> str:
-    """What a symbol is indexed as: its name and every dotted suffix of it
-    (`json.decoder.JSONDecoder JSONDecoder`...), so that the name is found whole however
-    much of its qualification is typed (`Agent.run` of `agents.agent.Agent.run`)."""
-    parts = name.split(".")
-    return " ".join(".".join(parts[i:]) for i in range(len(parts)) if parts[i])
 
 
 def content_key(stems: Iterable[str]) -> int:
@@ -226,50 +219,20 @@ class _Numbers(dict[str, int]):
         return number
 
 
-class _Field:
-    """One field's tokens over all pages: term ids, half-weight flags, page of each token,
-    and each page's length in the field."""
-
-    def __init__(self, term: np.ndarray, half: np.ndarray, doc: np.ndarray, lengths: np.ndarray):
-        self.term, self.half, self.doc, self.lengths = term, half, doc, lengths
-
-
-def distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values (sorted) and, for each value, the position of its distinct value:
-    `np.unique(..., return_inverse=True)` by one sort, much faster for large int arrays."""
-    order = np.argsort(values, kind="stable")
-    ordered = values[order]
-    new = np.empty(len(values), dtype=bool)
-    new[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
-    inverse = np.empty(len(values), dtype=np.int64)
-    inverse[order] = np.cumsum(new) - 1
-    return ordered[new], inverse
-
-
-def ragged(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Positions start[i] .. start[i] + count[i] - 1 for every i, concatenated."""
-    total = int(counts.sum())
-    if not total:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(counts)
-    return np.repeat(starts - (ends - counts), counts) + np.arange(total)
-
-
 def _field(
     found: dict[str, np.ndarray],
     ids: np.ndarray,
     per_text: np.ndarray,
     pages: np.ndarray,
     size: int,
-) -> _Field:
+) -> Field:
     """The field of texts `pages[i]` made of chunks `ids` (`per_text[i]` of them each)."""
     chunk_page = np.repeat(pages, per_text)
     counts = found["count"][ids]
     at = ragged(found["start"][ids], counts)
     lengths = np.bincount(chunk_page, weights=found["length"][ids], minlength=size)
     doc = np.repeat(chunk_page, counts).astype(np.int32)
-    return _Field(found["term"][at], found["half"][at], doc, lengths)
+    return Field(found["term"][at], found["half"][at], doc, lengths)
 
 
 def build(
@@ -316,7 +279,9 @@ def build(
     distinct = len(headings.titles)
     each_text = _field(found, text_chunks, text_n_chunks, np.arange(distinct), distinct)
     del text_chunks, text_n_chunks
-    each_name = _symbol_tokens(analysis, symbols.names)
+    each_name = symbol_tokens(
+        analysis.terms, analysis.words, analysis.sources, symbols.names, split_chunk
+    )
 
     fields = [_field(found, title_ids, title_n, every, size)]
     fields.append(_field(found, slug_ids, slug_n, every, size))
@@ -329,14 +294,14 @@ def build(
     fields.append(_phrases(analysis, stems, stem_page, size))
     title_keys = _title_keys(analysis, stems, stem_page, size)
     del stems, stem_page
-    shown = _not_symbols(headings, symbols)  # a heading that is a symbol counts as the symbol
-    fields.append(_texts_of_pages(each_text, headings.title, headings.page, size, shown))
+    shown = not_symbols(headings, symbols)  # a heading that is a symbol counts as the symbol
+    fields.append(texts_of_pages(each_text, headings.title, headings.page, size, shown))
     rank = _term_ranks(analysis)  # (every term is known by now)
     made.update(_term_texts(each_text, rank))
-    made.update(_symbol_terms(each_name, symbols.name, rank))
+    made.update(symbol_terms(each_name, symbols.name, rank))
     made.update(_title_terms(fields[0], rank, size))
     del each_text
-    fields.append(_symbol_field(each_name, symbols, size))  # (made as it is packed)
+    fields.append(symbol_field(each_name, symbols, size))  # (made as it is packed)
     del each_name
     made.update(_postings(analysis, fields, size, depth_prior(depths), rank))
     made.update({"title_key": title_keys, "doc_depth": depths})
@@ -360,176 +325,7 @@ class _Made:
             self.add(name, arrays.pop(name))
 
 
-def _not_symbols(headings: Headings, symbols: Symbols) -> np.ndarray | None:
-    """Which headings are not also a symbol of their page (the same anchor: mkdocstrings
-    gives each documented name a heading), or None when all are not. Only the headings
-    whose anchor is some symbol's, and the symbols whose anchor is such a heading's, are
-    compared by (page, anchor)."""
-    if not len(symbols.page) or not len(headings.page):
-        return None
-    number = {anchor: at for at, anchor in enumerate(symbols.anchors)}
-    as_symbol = np.array([number.get(a, -1) for a in headings.anchors] or [-1], dtype=np.int64)
-    heading_anchor = np.frombuffer(headings.anchor, dtype=np.int_)
-    mapped = np.where(heading_anchor >= 0, as_symbol[np.maximum(heading_anchor, 0)], -1)
-    named = np.flatnonzero(mapped >= 0)  # headings whose anchor some symbol has
-    if not len(named):
-        return None
-    width = len(symbols.anchors) + 1
-    wanted = np.zeros(width, dtype=bool)  # (the last: no anchor)
-    wanted[mapped[named]] = True
-    symbol_anchor = np.frombuffer(symbols.anchor, dtype=np.int_)
-    kept = np.flatnonzero(wanted[symbol_anchor])
-    symbol_key = np.frombuffer(symbols.page, dtype=np.int_)[kept] * width + symbol_anchor[kept]
-    heading_key = np.frombuffer(headings.page, dtype=np.int_)[named] * width + mapped[named]
-    both = np.zeros(len(mapped), dtype=bool)
-    both[named] = np.isin(heading_key, symbol_key)
-    return None if not both.any() else ~both
-
-
-def _texts_of_pages(
-    each_text: _Field,
-    text_of: array | np.ndarray,
-    page_of: array | np.ndarray,
-    size: int,
-    keep: np.ndarray | None = None,
-) -> _Field:
-    """The heading (or symbol) field: the tokens of every heading's text (`each_text` is
-    filed by distinct text; `text_of` each heading's, `page_of` its page) filed under its
-    page; only the headings `keep` marks, if given."""
-    text = np.frombuffer(text_of, dtype=np.int_)
-    page = np.frombuffer(page_of, dtype=np.int_)
-    if keep is not None:
-        text, page = text[keep], page[keep]
-    count = np.bincount(each_text.doc, minlength=len(each_text.lengths))  # doc is sorted
-    start = np.cumsum(count) - count
-    at = ragged(start[text], count[text])
-    doc = np.repeat(page, count[text]).astype(np.int32)
-    lengths = np.bincount(page, weights=each_text.lengths[text], minlength=size)
-    return _Field(each_text.term[at], each_text.half[at], doc, lengths)
-
-
-def name_terms(name: str) -> list[str]:
-    """The terms a symbol's name is found by as a whole: its lower-cased dotted suffixes of
-    two parts or more (`json.dumps`; `agent.run` of `agents.agent.Agent.run`), which no
-    word is (words have no dots), so that a qualified name typed matches exactly, however
-    many parts it has. A query looks up each of its dotted chunks so (see `SearchIndex`)."""
-    parts = name.lower().split(".")
-    return [".".join(parts[i:]) for i in range(len(parts) - 1) if parts[i] and parts[-1]]
-
-
-DOTTED = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")  # a dotted name as typed (`_` kept)
-
-
-def dotted_names(text: str) -> list[str]:
-    """The dotted names of a query, lower-cased, as `name_terms` files them."""
-    if "." not in text:  # most queries: no need to try every place of the text
-        return []
-    return list(dict.fromkeys(m.lower() for m in DOTTED.findall(text)))
-
-
-def _symbol_tokens(analysis: _Chunks, names: list[str]) -> _Field:
-    """The symbol field's tokens of each distinct name (`doc`: the name's number): the words
-    of `symbol_text` as written (lower-cased, not stemmed: `Style` is no match for
-    `styles`), each as the term `SYMBOL + word`, and its `name_terms`. Terms of their own,
-    so that a query weighs them by how it was typed (see `SearchIndex.plan`); the words
-    are also what corrections may give. A name is analysed once, however many pages
-    document it."""
-    terms, words, sources = analysis.terms, analysis.words, analysis.sources
-    term: list[int] = []
-    half: list[bool] = []
-    counts: list[int] = []
-    lengths: list[float] = []
-    for name in names:
-        found: dict[str, float] = {}  # each word once, whole over part (the field's rule)
-        for chunk in chunks(symbol_text(name)):
-            for word, weight in split_chunk(chunk):
-                found[word] = max(weight, found.get(word, 0.0))
-        for word, weight in found.items():
-            number = terms.setdefault(SYMBOL + word, len(terms))
-            term.append(number)
-            half.append(weight < 1.0)
-            words.setdefault(word, number)  # a word only symbols have: corrected to this
-            sources.add(word)
-        extra = name_terms(name)
-        last = name.rsplit(".", 1)[-1]
-        if last:  # the last part exactly as written (case and underscores kept)
-            extra.append(EXACT + last)
-        term.extend(terms.setdefault(t, len(terms)) for t in extra)
-        half.extend([False] * len(extra))
-        counts.append(len(found) + len(extra))
-        lengths.append(sum(found.values()) + len(extra))
-    doc = np.repeat(np.arange(len(names), dtype=np.int32), counts)
-    return _Field(
-        np.array(term, dtype=np.int32),
-        np.array(half, dtype=np.int8),
-        doc,
-        np.array(lengths, dtype=np.float64),
-    )
-
-
-class _Blocks(NamedTuple):
-    """A field made a block of pages at a time as it is packed (see `_packed`): at most
-    `most` tokens, in `blocks`."""
-
-    most: int
-    blocks: Iterator[_Field]
-
-
-def _symbol_field(each_name: _Field, symbols: Symbols, size: int) -> _Blocks:
-    """The symbol field: the tokens of every symbol's name (`each_name` is filed by distinct
-    name) filed under its page, each term at most once a page (`_once`); made a block of
-    pages at a time, so that a million pages' tens of millions of tokens are never all in
-    memory but packed."""
-    page = np.frombuffer(symbols.page, dtype=np.int_)
-    name = np.frombuffer(symbols.name, dtype=np.int_)
-    count = np.bincount(each_name.doc, minlength=len(each_name.lengths))
-    ends = np.cumsum(count[name])  # where each symbol's tokens end
-    blocks = (
-        _once(_texts_of_pages(each_name, name[a:b], page[a:b], size), size)
-        for a, b in _page_blocks(page, ends)
-    )
-    return _Blocks(int(ends[-1]) if len(ends) else 0, blocks)
-
-
-def _page_blocks(page: np.ndarray, ends: np.ndarray) -> list[tuple[int, int]]:
-    """Runs of entries (in page order) with about BLOCK * 4 tokens each (`ends`: where each
-    entry's tokens end), never splitting a page."""
-    bounds = [0]
-    while bounds[-1] < len(page):
-        start = bounds[-1]
-        goal = (int(ends[start - 1]) if start else 0) + BLOCK * 4
-        at = int(np.searchsorted(ends, goal, side="right"))
-        at = max(at, start + 1)
-        if at < len(page):  # to the end of that page
-            at = int(np.searchsorted(page, page[at - 1], side="right"))
-        bounds.append(min(at, len(page)))
-    return list(itertools.pairwise(bounds))
-
-
-def _once(field: _Field, size: int) -> _Field:
-    """A field with each term at most once a page (a full-weight occurrence over a part's):
-    a page documenting 200 names with `widget` in them is not 200 times about widgets; its
-    length is its distinct terms'."""
-    if not len(field.term):
-        return field
-    terms = int(field.term.max()) + 1
-    key = field.doc.astype(np.int64) * terms + field.term
-    key <<= 1
-    key |= field.half.astype(np.int64)  # whole (0) sorts before part (1)
-    key.sort()
-    first = np.empty(len(key), dtype=bool)
-    first[0] = True
-    np.not_equal(key[1:] >> 1, key[:-1] >> 1, out=first[1:])
-    key = key[first]  # in page order, one a term
-    half = (key & 1).astype(np.int8)
-    key >>= 1
-    doc = (key // terms).astype(np.int32)
-    term = (key % terms).astype(np.int32)
-    lengths = np.bincount(doc, weights=np.where(half, PART_WEIGHT, 1.0), minlength=size)
-    return _Field(term, half, doc, lengths)
-
-
-def _term_texts(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:
+def _term_texts(each_text: Field, rank: np.ndarray) -> dict[str, np.ndarray]:
     """Which distinct heading texts have each term (`term_text` from `term_text_start[term]`,
     ascending; a heading's text is `heading_title_id` in the page table), so that a hit names
     the heading that answers by one lookup per query term among all the shown pages'
@@ -549,50 +345,7 @@ def _term_texts(each_text: _Field, rank: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
-def _symbol_terms(each_name: _Field, name_of: array, rank: np.ndarray) -> dict[str, np.ndarray]:
-    """Which symbols have each term (`term_symbol` from `term_symbol_start[term]`, symbols
-    by their number over all pages, ascending), and how many tokens each has, so that a hit
-    names the symbol that answers by a few binary searches in the page's range of symbols.
-    A name's tokens are distinct (see `_symbol_tokens`), so each (term, symbol) pair is one
-    packed key (term, symbol, part), and one sort of the keys makes the lists; the keys are
-    made and read a block of symbols at a time (millions of symbols have tens of millions)."""
-    name = np.frombuffer(name_of, dtype=np.int_)
-    count = np.bincount(each_name.doc, minlength=len(each_name.lengths))  # doc is sorted
-    start = np.cumsum(count) - count
-    size = np.minimum(count[name], np.iinfo(np.uint16).max).astype(np.uint16)
-    token = rank[each_name.term].astype(np.int64) << 33  # a distinct name's tokens, packed
-    token |= each_name.half.astype(np.int64)
-    ends = np.cumsum(count[name])
-    key = np.empty(int(ends[-1]) if len(ends) else 0, dtype=np.int64)
-    for a, b in _page_blocks(np.arange(len(name)), ends):  # (each symbol its own "page")
-        tokens = count[name[a:b]]
-        part = token[ragged(start[name[a:b]], tokens)]
-        symbol = np.repeat(np.arange(a, b, dtype=np.int64), tokens)
-        symbol <<= 1
-        part |= symbol
-        first = int(ends[a - 1]) if a else 0
-        key[first : first + len(part)] = part
-    key.sort()
-    per_term = np.zeros(len(rank), dtype=np.int64)
-    term_symbol = np.empty(len(key), dtype=np.int32)
-    part_of = np.empty(len(key), dtype=bool)
-    for a in range(0, len(key), BLOCK):
-        block = key[a : a + BLOCK]
-        per_term += np.bincount(block >> 33, minlength=len(rank))
-        term_symbol[a : a + BLOCK] = (block >> 1) & ((1 << 32) - 1)
-        part_of[a : a + BLOCK] = block & 1
-    del key
-    term_start = np.zeros(len(rank) + 1, dtype=np.int64)
-    np.cumsum(per_term, out=term_start[1:])
-    return {
-        "term_symbol_start": narrow(term_start),
-        "term_symbol": term_symbol,
-        "term_symbol_part": part_of,  # only a part of a joined word of the name
-        "symbol_size": size,  # tokens of each symbol's name: the fewer, the more specific
-    }
-
-
-def _title_terms(titles: _Field, rank: np.ndarray, size: int) -> dict[str, np.ndarray]:
+def _title_terms(titles: Field, rank: np.ndarray, size: int) -> dict[str, np.ndarray]:
     """Every page's title terms (`title_term` from `title_term_start[page]`): a query word
     its title has is no reason to point into the page."""
     start = np.zeros(size + 1, dtype=np.int64)
@@ -609,7 +362,7 @@ def _term_ranks(analysis: _Chunks) -> np.ndarray:
     return rank
 
 
-def _spread(rows: _Field, row_of: np.ndarray, size: int) -> _Field:
+def _spread(rows: Field, row_of: np.ndarray, size: int) -> Field:
     """A field shared by many pages (their section): each page gets its row's tokens."""
     order = np.argsort(rows.doc, kind="stable")
     term, half, row = rows.term[order], rows.half[order], rows.doc[order]
@@ -618,10 +371,10 @@ def _spread(rows: _Field, row_of: np.ndarray, size: int) -> _Field:
     counts = per_row[row_of]
     at = ragged(starts[row_of], counts)
     doc = np.repeat(np.arange(size, dtype=np.int32), counts)
-    return _Field(term[at], half[at], doc, rows.lengths[row_of])
+    return Field(term[at], half[at], doc, rows.lengths[row_of])
 
 
-def _children(urls: Sequence[str], titles: _Field) -> _Field:
+def _children(urls: Sequence[str], titles: Field) -> Field:
     """The children field: every title's tokens, filed under the page one URL level up."""
     trimmed = list(map(str.rstrip, urls, repeat("/")))
     by_url = dict(zip(trimmed, itertools.count()))
@@ -637,7 +390,7 @@ def _children(urls: Sequence[str], titles: _Field) -> _Field:
         parent[has_parent], weights=titles.lengths[has_parent], minlength=len(urls)
     )
     doc = parent[titles.doc[keep]].astype(np.int32)
-    return _Field(titles.term[keep], titles.half[keep], doc, lengths)
+    return Field(titles.term[keep], titles.half[keep], doc, lengths)
 
 
 def _full_stems(
@@ -650,7 +403,7 @@ def _full_stems(
     return stems, np.repeat(chunk_page, counts)
 
 
-def _phrases(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) -> _Field:
+def _phrases(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) -> Field:
     """The phrase field: each title's adjacent content stems, as terms `a b`."""
     texts = list(analysis.terms)
     lengths = np.array([len(t) for t in texts], dtype=np.int64)
@@ -666,7 +419,7 @@ def _phrases(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) 
     ]
     term = np.array(ids, dtype=np.int32)[which] if len(ids) else np.zeros(0, dtype=np.int32)
     lengths = np.bincount(doc, minlength=size).astype(np.float64)
-    return _Field(term, np.zeros(len(term), dtype=np.int8), doc.astype(np.int32), lengths)
+    return Field(term, np.zeros(len(term), dtype=np.int8), doc.astype(np.int32), lengths)
 
 
 def _title_keys(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: int) -> np.ndarray:
@@ -682,14 +435,14 @@ def _title_keys(analysis: _Chunks, stems: np.ndarray, page: np.ndarray, size: in
 
 def _postings(
     analysis: _Chunks,
-    fields: list[_Field | _Blocks],
+    fields: list[Field | Blocks],
     size: int,
     prior: np.ndarray,
     rank: np.ndarray,
 ) -> dict[str, np.ndarray]:
     ordered_terms = sorted(analysis.terms)
     doc_bits = max(1, size.bit_length())
-    key, field_lengths = _packed(fields, rank, doc_bits, size)
+    key, field_lengths = packed(fields, rank, doc_bits, size)
     lengths = np.stack(field_lengths) if size else np.zeros((len(FIELDS), 0))
     del field_lengths
     averages = np.maximum(lengths.mean(axis=1) if size else np.ones(len(FIELDS)), 1e-9)
@@ -705,13 +458,13 @@ def _postings(
         analysis.add_singulars()
         arrays.update(build_words(analysis.words, analysis.sources, rank))
         sorting.result()
-    new = _run_starts(key)
-    df, post_doc, tf = _merge_runs(key, new, scale, size, doc_bits, len(ordered_terms))
+    new = run_starts(key)
+    df, post_doc, tf = merge_runs(key, new, scale, size, doc_bits, len(ordered_terms))
     del key, new, scale
 
     term_idf = idf(df.astype(np.float64), size)
     post_term = np.repeat(np.arange(len(df), dtype=np.int32), df)  # (made once the keys are gone)
-    post_weight = _weights(term_idf, tf, prior, post_term, post_doc)
+    post_weight = posting_weights(term_idf, tf, prior, post_term, post_doc, K1)
     del tf, post_term
     post_start = np.zeros(len(ordered_terms) + 1, dtype=np.int64)
     np.cumsum(df, out=post_start[1:])
@@ -728,160 +481,5 @@ def _postings(
         field_avg=averages.astype(np.float64),
         word_df=df[arrays["word_term"]].astype(np.int32),
     )
-    arrays.update(_impacts(post_start, post_doc, post_weight, df))
+    arrays.update(impacts(post_start, post_doc, post_weight, df))
     return arrays
-
-
-def _packed(
-    fields: list[_Field | _Blocks], rank: np.ndarray, doc_bits: int, size: int
-) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Every token as one 64-bit key (term rank, page, field, half weight), field by field
-    (a field made in blocks, block by block) and BLOCK tokens at a time (no temporary is
-    larger than a block); each field is freed once packed. And each field's page lengths."""
-    most = sum(f.most if isinstance(f, _Blocks) else len(f.term) for f in fields)
-    key = np.empty(most, dtype=np.int64)
-    lengths = []
-    at = 0
-    for i in range(len(fields)):
-        field = fields[i]
-        fields[i] = None  # type: ignore[call-overload]  # freed once packed
-        parts = field.blocks if isinstance(field, _Blocks) else iter([field])
-        total = np.zeros(size)
-        for part in parts:
-            _pack(key[at : at + len(part.term)], part, rank, doc_bits, i)
-            at += len(part.term)
-            total += part.lengths
-        lengths.append(total)
-    return key[:at], lengths
-
-
-def _pack(key: np.ndarray, field: _Field, rank: np.ndarray, doc_bits: int, number: int) -> None:
-    """A field's tokens into their keys, BLOCK at a time."""
-    for a in range(0, len(field.term), BLOCK):
-        b = min(len(field.term), a + BLOCK)
-        part = key[a:b]
-        np.take(rank, field.term[a:b], out=part)
-        part <<= doc_bits + 4
-        doc = field.doc[a:b].astype(np.int64)
-        doc <<= 4
-        part |= doc
-        part |= field.half[a:b]
-        part |= number << 1
-
-
-def descending_keys(values: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """(value, id) pairs as 64-bit keys that sort by value (float32, 0 or more) from the
-    highest, ties by id from the lowest: one sort of numbers instead of a stable sort by
-    two columns. The high half is the value's bits inverted (a float at or above 0 orders as
-    its bits do), the low half the id (32 bits)."""
-    bits = values.astype(np.float32, copy=False).view(np.uint32)
-    return ((~bits).astype(np.uint64) << _HALF) | ids.astype(np.uint64)
-
-
-def key_values(keys: np.ndarray) -> np.ndarray:
-    """The values of `descending_keys` (float32)."""
-    return (~(keys >> _HALF)).astype(np.uint32).view(np.float32)
-
-
-def key_ids(keys: np.ndarray) -> np.ndarray:
-    """The ids of `descending_keys`."""
-    return keys & _LOW_HALF
-
-
-def _run_starts(key: np.ndarray) -> np.ndarray:
-    """Where a run of equal sorted keys without the field bits (one posting per term and
-    page) starts; worked through in blocks, to keep temporary arrays small."""
-    new = np.empty(len(key), dtype=bool)
-    new[:1] = True
-    for a in range(1, len(key), BLOCK):
-        b = min(len(key), a + BLOCK)
-        np.not_equal(key[a:b] >> 4, key[a - 1 : b - 1] >> 4, out=new[a:b])
-    return new
-
-
-def _block_bounds(new: np.ndarray) -> list[int]:
-    """Places about BLOCK apart where runs start, so that no run spans two blocks."""
-    bounds = [0]
-    at = BLOCK
-    while at < len(new):
-        window = new[at : at + BLOCK]
-        if window.any():
-            bounds.append(at + int(window.argmax()))
-        at += BLOCK
-    bounds.append(len(new))
-    return bounds  # increasing: each found start lies in its own window
-
-
-def _merge_runs(
-    key: np.ndarray, new: np.ndarray, scale: np.ndarray, size: int, doc_bits: int, terms: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """How many pages each of the `terms` has, and each run's page and weighted frequency
-    (the sum of what each of its occurrences weighs), in key order; a block at a time,
-    straight into arrays of the postings' size (each run's term is not kept: the counts
-    give it)."""
-    total = int(np.count_nonzero(new))
-    df = np.zeros(terms, dtype=np.int64)
-    post_doc = np.empty(total, dtype=np.int32)
-    tf = np.empty(total, dtype=np.float32)
-    page = (1 << doc_bits) - 1
-    bounds = _block_bounds(new)
-    at = 0
-    for a, b in itertools.pairwise(bounds):
-        block = key[a:b]
-        starts = np.flatnonzero(new[a:b])
-        heads = block[starts]
-        end = at + len(starts)
-        df += np.bincount(heads >> (doc_bits + 4), minlength=terms)
-        post_doc[at:end] = (heads >> 4) & page
-        part = scale[((block >> 1) & 7) * size + ((block >> 4) & page)]  # (field, page)
-        part[(block & 1).astype(bool)] *= PART_WEIGHT
-        tf[at:end] = np.add.reduceat(part, starts)
-        at = end
-    return df, post_doc, tf
-
-
-def _weights(
-    term_idf: np.ndarray,
-    tf: np.ndarray,
-    prior: np.ndarray,
-    post_term: np.ndarray,
-    post_doc: np.ndarray,
-) -> np.ndarray:
-    """Each posting's final weight: BM25 saturation of its frequency, times its term's IDF
-    and its page's depth prior; element by element, so worked through in blocks."""
-    weight = np.empty(len(tf), dtype=np.float32)
-    for a in range(0, len(tf), BLOCK):
-        b = min(len(tf), a + BLOCK)
-        freq = tf[a:b].astype(np.float64)
-        saturated = term_idf[post_term[a:b]] * freq * (K1 + 1) / (K1 + freq)
-        weight[a:b] = saturated * prior[post_doc[a:b]]
-    return weight
-
-
-def _impacts(
-    post_start: np.ndarray, post_doc: np.ndarray, post_weight: np.ndarray, df: np.ndarray
-) -> dict[str, np.ndarray]:
-    """The pages of long terms again, in descending weight order (ties by page), with the
-    weight at every IMPACT_BLOCK-th place: a bound on the weights from there on."""
-    long_terms = np.flatnonzero(df > IMPACT_MIN)
-    sizes = np.zeros(len(df), dtype=np.int64)
-    sizes[long_terms] = df[long_terms]
-    impact_start = np.zeros(len(df) + 1, dtype=np.int64)
-    np.cumsum(sizes, out=impact_start[1:])
-    blocks = -(-sizes // IMPACT_BLOCK)
-    bound_start = np.zeros(len(df) + 1, dtype=np.int64)
-    np.cumsum(blocks, out=bound_start[1:])
-    impact_doc = np.empty(int(impact_start[-1]), dtype=np.int32)
-    impact_bound = np.empty(int(bound_start[-1]), dtype=np.float32)
-    for t in long_terms.tolist():
-        s, e = post_start[t], post_start[t + 1]
-        key = descending_keys(post_weight[s:e], post_doc[s:e])
-        key.sort()
-        impact_doc[impact_start[t] : impact_start[t + 1]] = key_ids(key)
-        impact_bound[bound_start[t] : bound_start[t + 1]] = key_values(key[::IMPACT_BLOCK])
-    return {
-        "impact_start": impact_start,
-        "impact_doc": impact_doc,
-        "bound_start": bound_start,
-        "impact_bound": impact_bound,
-    }

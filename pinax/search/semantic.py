@@ -30,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
-log = logging.getLogger("pinax.search")
+from pinax.errors import InternalError
+
+log = logging.getLogger(__name__)
 
 PACKAGE = "wordllama"
 MODEL_ID = "wordllama-0.4.0.post1-l2_supercat_256"
@@ -47,8 +49,9 @@ SCAN = 1 << 16  # title codes compared at a time while rescuing
 _POPCOUNT = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
 
 
-class ModelError(Exception):
-    """The model's files are missing or not what this code reads."""
+class ModelError(InternalError):
+    """Raised when the embedding model's files are missing or not what this code reads;
+    search then goes on by words alone (with a warning)."""
 
 
 def model_folder() -> Path | None:

@@ -27,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
-log = logging.getLogger("pinax.store")
+from pinax.errors import InternalError
+
+log = logging.getLogger(__name__)
 
 MAGIC = b"PINAXIDX"
 TRAILER = b"PINAXEND"
@@ -36,8 +38,9 @@ ALIGN = 64
 _LENGTH = struct.Struct("<Q")
 
 
-class StoreError(Exception):
-    """An index file that cannot be used (and should be rebuilt)."""
+class StoreError(InternalError):
+    """Raised when an on-disk index file cannot be used: short, truncated, of another format
+    or garbled. Callers rebuild the index (or serve without content), never show it."""
 
 
 def content_hash(raw: bytes, version: str) -> str:

@@ -22,7 +22,9 @@ from typing import Any
 import numpy as np
 import Stemmer  # PyStemmer: the Snowball stemmers in C
 
-PART_WEIGHT = 0.5
+from pinax.search.ranking import RANKING
+
+PART_WEIGHT = RANKING.part_weight  # an identifier's part beside the whole (baked in)
 MAX_PARTS_JOINED = 4  # longer chunks are slugs of words, not identifiers: no joined token
 MAX_TOKEN_LENGTH = 48  # longer tokens are dropped
 

@@ -20,9 +20,10 @@ import numpy as np
 from rapidfuzz.distance import OSA
 
 from pinax.search.kernels import filed_near
+from pinax.search.ranking import RANKING
 
-MIN_TYPO_LENGTH = 5  # shorter words are never corrected
-LONG_TYPO_LENGTH = 9  # words this long may be two edits away
+MIN_TYPO_LENGTH = RANKING.min_typo_length  # shorter words are never corrected
+LONG_TYPO_LENGTH = RANKING.long_typo_length  # words this long may be two edits away
 MIN_PREFIX_LENGTH = 4
 MIN_SUBSTRING_LENGTH = 4
 MAX_SUBSTRING_HITS = 1000

@@ -19,9 +19,8 @@ from pathlib import Path
 
 import anyio
 
-from pinax.content import companion
 from pinax.errors import PinaxError
-from pinax.manifest import manifest_files
+from pinax.manifest import companion_path, manifest_files
 from pinax.tools import Tools
 
 log = logging.getLogger("pinax.reload")
@@ -34,7 +33,7 @@ def snapshot(docs: Iterable[Path], extra: Iterable[Path] = ()) -> Snapshot:
     `extra` files): a change to any of them changes this."""
     seen = []
     manifests = manifest_files(docs)
-    for path in [*manifests, *(companion(m) for m in manifests), *extra]:
+    for path in [*manifests, *(companion_path(m) for m in manifests), *extra]:
         try:
             stat = os.stat(path)
         except OSError:

@@ -19,12 +19,10 @@ from typing import Any
 
 from pinax.errors import InvalidArgs
 from pinax.pages import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from pinax.search import RANKING, content_formula, meaning_formula
 from pinax.tools import (
-    CONTENT_WEIGHT,
     DEFAULT_LIMIT,
     DEFAULT_SECTION_LIMIT,
-    EMBEDDING_WEIGHT,
-    LEXICAL_WEIGHT,
     MAX_CURSOR_LENGTH,
     MAX_HEADING_LENGTH,
     MAX_LIMIT,
@@ -271,11 +269,10 @@ SEARCH_PAGES = ToolSpec(
             {
                 "type": "number",
                 "description": "How much matching words count, 0 to 1 (default "
-                f"{LEXICAL_WEIGHT}; 0 turns words off). The score is (lexical_weight x words "
-                "+ embedding_weight x meaning) / (lexical_weight + embedding_weight)",
+                f"{RANKING.lexical_weight}; 0 turns words off). {meaning_formula()}",
                 "minimum": 0,
                 "maximum": 1,
-                "examples": [LEXICAL_WEIGHT],
+                "examples": [RANKING.lexical_weight],
             },
         ),
         Arg(
@@ -283,10 +280,11 @@ SEARCH_PAGES = ToolSpec(
             {
                 "type": "number",
                 "description": "How much closeness in meaning of the query to the page's "
-                f"title or headings counts, 0 to 1 (default {EMBEDDING_WEIGHT}; 0: words only)",
+                "title or headings counts, 0 to 1 "
+                f"(default {RANKING.embedding_weight}; 0: words only)",
                 "minimum": 0,
                 "maximum": 1,
-                "examples": [EMBEDDING_WEIGHT],
+                "examples": [RANKING.embedding_weight],
             },
         ),
         Arg(
@@ -294,12 +292,11 @@ SEARCH_PAGES = ToolSpec(
             {
                 "type": "number",
                 "description": "The share of the score that what the pages say gives, 0 to 1 "
-                f"(default {CONTENT_WEIGHT}; 0: titles and headings only), where the docs have "
-                "content indexed (list_docs says). The score is (1 - content_weight) x the "
-                "title and heading score + content_weight x the best section's text score",
+                f"(default {RANKING.content_weight}; 0: titles and headings only), where the "
+                f"docs have content indexed (list_docs says). {content_formula()}",
                 "minimum": 0,
                 "maximum": 1,
-                "examples": [CONTENT_WEIGHT],
+                "examples": [RANKING.content_weight],
             },
         ),
     ),
@@ -341,8 +338,9 @@ SEARCH_PAGES = ToolSpec(
                 confidence={
                     "type": "string",
                     "enum": ["high", "medium", "low"],
-                    "description": "high: score >= 0.8 and 0.15 ahead of the next hit "
-                    "(a clear answer), medium: score >= 0.6, else low",
+                    "description": f"high: score >= {RANKING.high_score} and "
+                    f"{RANKING.high_margin} ahead of the next hit (a clear answer), "
+                    f"medium: score >= {RANKING.medium_score}, else low",
                 },
                 docs=DOCS_OF_ROW,
                 explain=_object(

@@ -10,8 +10,9 @@ import pytest
 from bench.experiments.embedding_variants import Corpus, Embedder, page_scores, rank, space
 from bench.experiments.tune_semantic import best_share
 from bench.harness.scoring import recall_mrr
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library
-from pinax.search import query_vector
+from pinax.library import Library
+from pinax.search.semantic import query_vector
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT
 from tests.conftest import shared_path
 from tests.search.test_search_semantic import example
 

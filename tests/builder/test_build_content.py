@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pinax import content
 from pinax import manifest as manifest_io
 from pinax.builder.core import build as build_manifest
 from pinax.builder.markdown_outline import outline_cuts
@@ -20,8 +19,7 @@ from pinax.builder.model import BuildOptions
 from pinax.builder.report import Reporter
 from pinax.builder.sections import MAX_PAGE_TEXT, capped, fetched_at, split
 from pinax.cli import app
-from pinax.content import PageText, Section
-from pinax.manifest import Heading
+from pinax.manifest import Heading, PageText, Section, companion_path, read_page_texts
 from tests.conftest import shared_path
 from tests.support.extraction import fixtures, score_page
 from tests.support.fixture_pages import fixture, html_reply
@@ -55,7 +53,7 @@ def write_manifest(out: Path, site: Site, rows: list[dict]) -> None:
 
 
 def texts(out: Path) -> dict[str, PageText]:
-    return {page.url: page for page in content.read(content.companion(out))}
+    return {page.url: page for page in read_page_texts(companion_path(out))}
 
 
 def as_markdown(page: PageText) -> str:
@@ -123,7 +121,7 @@ def test_hidden_text_never_reaches_the_content_file(site: Site, tmp_path: Path) 
     )
     result = build(site, out, source=str(out))
     assert result.exit_code == 0, result.stderr
-    raw = gzip.decompress(content.companion(out).read_bytes()).decode()
+    raw = gzip.decompress(companion_path(out).read_bytes()).decode()
     for hidden in ("secret", "also hidden", "comment the page hides", "hidden markup"):
         assert hidden not in raw
     assert "\\u200b" not in raw and "\u200b" not in raw and "\u202e" not in raw
@@ -227,7 +225,7 @@ def test_a_broken_content_file_is_said_and_replaced(site: Site, tmp_path: Path) 
     sitemap(site, ["/p"])
     out = tmp_path / "m.json"
     assert build(site, out).exit_code == 0
-    content.companion(out).write_bytes(b"\x1f\x8b not really gzip")
+    companion_path(out).write_bytes(b"\x1f\x8b not really gzip")
     result = build(site, out)
     assert result.exit_code == 0 and "does not read" in result.stderr
     assert texts(out)[site.url("/p")].sections[0].text == "Words."
@@ -246,7 +244,7 @@ def test_a_failed_manifest_write_leaves_both_old_files(site: Site, tmp_path: Pat
     out.mkdir()  # the manifest cannot be written where a folder stands
     result = build(site, out)
     assert result.exit_code != 0
-    assert not content.companion(out).exists()
+    assert not companion_path(out).exists()
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]  # no staged file left behind
 
 

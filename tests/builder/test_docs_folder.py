@@ -422,7 +422,7 @@ def test_a_folder_of_10000_markdown_files_builds_under_10_s(tmp_path: Path) -> N
 def test_build_content_of_a_folder_gives_each_page_its_text_by_section(
     tmp_path: Path, docs_folder: tuple[Path, dict[str, dict]]
 ) -> None:
-    from pinax import content as content_io
+    from pinax.manifest import companion_path, read_page_texts
     from tests.support.serving import run_pinax
 
     folder, _ = docs_folder
@@ -430,7 +430,7 @@ def test_build_content_of_a_folder_gives_each_page_its_text_by_section(
     result = run_pinax("build", str(folder / "mkdocs-material"), "--content", "-o", str(out))
     assert result.returncode == 0, result.stderr
     pages = {p["url"]: p for p in json.loads(out.read_text())["pages"]}
-    texts = list(content_io.read(content_io.companion(out)))
+    texts = list(read_page_texts(companion_path(out)))
     assert {t.url for t in texts} == set(pages)
     for text in texts:
         outline = pages[text.url].get("outline", [])

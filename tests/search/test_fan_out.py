@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from pinax.library import ALIKE_SPREAD, Library
+from pinax.library import Library
 from pinax.manifest import Manifest, Page, load
-from pinax.search import pooled
+from pinax.search import RANKING
+from pinax.search.index import pooled
 from tests.conftest import shared_path
 
 
@@ -62,10 +63,10 @@ def test_a_library_of_alike_pages_does_not_fill_the_top() -> None:
 
 
 def test_the_discount_is_how_many_answer_alike() -> None:
-    """ALIKE_SPREAD x ln(8) for eight alike pages; nothing for a page that stands alone."""
+    """alike_spread x ln(8) for eight alike pages; nothing for a page that stands alone."""
     hits = _alike_and_alone().search("setup guide", 10, explain=True).hits
     discount = {hit.docs: (hit.explain or {})["alike_discount"] for hit in hits}
-    assert discount["many"] == pytest.approx(ALIKE_SPREAD * math.log(8), abs=1e-3)
+    assert discount["many"] == pytest.approx(RANKING.alike_spread * math.log(8), abs=1e-3)
     assert discount["one"] == pytest.approx(0.0, abs=1e-3)
 
 

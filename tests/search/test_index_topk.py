@@ -10,6 +10,7 @@ import pytest
 
 from pinax.library import Library
 from pinax.search import index as index_module
+from pinax.search import topk
 from tests.conftest import shared_path
 
 K = 20
@@ -34,18 +35,18 @@ def best_scores(index: index_module.SearchIndex, terms: list[index_module.Term])
     return np.sort(scores[scores > 0])[::-1][:K]
 
 
-SHIPPED = index_module.DENSE_PASSES
+SHIPPED = topk.DENSE_PASSES
 
 
 @pytest.mark.parametrize(
     ("short_max", "dense_lookup", "dense_passes"),
     [
-        (index_module.SHORT_MAX, index_module.DENSE_LOOKUP, SHIPPED),  # shipped
-        (50, index_module.DENSE_LOOKUP, SHIPPED),  # terms on 50+ pages pruned
-        (50, index_module.DENSE_LOOKUP, 10**9),  # the threshold algorithm to the end
-        (50, index_module.DENSE_LOOKUP, 0),  # MaxScore from the short terms' bar
-        (0, index_module.DENSE_LOOKUP, SHIPPED),  # every term pruned
-        (0, index_module.DENSE_LOOKUP, 0),  # MaxScore from no bar at all
+        (topk.SHORT_MAX, topk.DENSE_LOOKUP, SHIPPED),  # shipped
+        (50, topk.DENSE_LOOKUP, SHIPPED),  # terms on 50+ pages pruned
+        (50, topk.DENSE_LOOKUP, 10**9),  # the threshold algorithm to the end
+        (50, topk.DENSE_LOOKUP, 0),  # MaxScore from the short terms' bar
+        (0, topk.DENSE_LOOKUP, SHIPPED),  # every term pruned
+        (0, topk.DENSE_LOOKUP, 0),  # MaxScore from no bar at all
         (50, 0, SHIPPED),  # lookups always by binary search
         (50, 10**9, SHIPPED),  # lookups always through a page-sized array
     ],
@@ -58,9 +59,9 @@ def test_top_finds_the_best_scores(
     dense_passes: int,
 ) -> None:
     index, plans = mdn
-    monkeypatch.setattr(index_module, "SHORT_MAX", short_max)
-    monkeypatch.setattr(index_module, "DENSE_LOOKUP", dense_lookup)
-    monkeypatch.setattr(index_module, "DENSE_PASSES", dense_passes)
+    monkeypatch.setattr(topk, "SHORT_MAX", short_max)
+    monkeypatch.setattr(topk, "DENSE_LOOKUP", dense_lookup)
+    monkeypatch.setattr(topk, "DENSE_PASSES", dense_passes)
     for plan in plans:
         docs, raw = index.top(plan.terms, K)
         assert len(set(docs)) == len(docs), plan
@@ -70,13 +71,11 @@ def test_top_finds_the_best_scores(
         np.testing.assert_allclose(found, expected, rtol=1e-5, err_msg=str(plan.terms))
 
 
-@pytest.mark.parametrize(
-    "length", [0, 1, 7, index_module.SORT_MAX, index_module.SORT_MAX + 1, 50_000]
-)
+@pytest.mark.parametrize("length", [0, 1, 7, topk.SORT_MAX, topk.SORT_MAX + 1, 50_000])
 def test_distinct_pages_by_sorting_and_by_places(length: int) -> None:
     """Both ways `Scratch.distinct` finds distinct pages (a sort for few, places written and
     read back for many) give each page once, whatever the duplicates."""
-    work = index_module.Scratch(10_000)
+    work = topk.Scratch(10_000)
     rng = np.random.default_rng(length)
     for high in (10, 10_000):  # many repeats, few repeats
         pages = rng.integers(0, high, length).astype(np.int32)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from pinax.search import kernels, vocabulary
-from pinax.search.index import Scratch
+from pinax.search.topk import Scratch
 
 
 def test_the_installed_build_is_not_older_than_its_source() -> None:

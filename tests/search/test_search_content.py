@@ -13,10 +13,16 @@ import anyio
 import pytest
 from mcp import Client
 
-from pinax import content as content_io
-from pinax.content import PageText, Section
 from pinax.errors import ManifestError
 from pinax.library import Library
+from pinax.manifest import (
+    MAX_PAGE_TEXT_LINE_BYTES,
+    PageText,
+    Section,
+    companion_path,
+    read_page_texts,
+    write_page_texts,
+)
 from pinax.tools import Tools
 from tests.conftest import shared_path
 from tests.support.serving import run_pinax, stdio_params
@@ -55,8 +61,8 @@ def write_docs(folder: Path, pages: dict[str, list[Section]] | None = None) -> P
             {"pinax_manifest": 1, "name": "site", "url": "https://docs.example.com/", "pages": rows}
         )
     )
-    content_io.write(
-        content_io.companion(manifest),
+    write_page_texts(
+        companion_path(manifest),
         [
             PageText(f"https://docs.example.com/{name}", tuple(sections), "2026-11-01T00:00:00Z")
             for name, sections in pages.items()
@@ -76,9 +82,9 @@ def loaded(manifest: Path, cache: Path, **contents: Path) -> Library:
 
 def test_a_content_file_round_trips_and_is_written_the_same_way_each_time(tmp_path: Path) -> None:
     pages = [PageText("https://x.test/a", tuple(WIDGETS), "2026-01-02")]
-    content_io.write(tmp_path / "a.content.jsonl.gz", pages)
-    content_io.write(tmp_path / "b.content.jsonl.gz", pages)
-    assert list(content_io.read(tmp_path / "a.content.jsonl.gz")) == pages
+    write_page_texts(tmp_path / "a.content.jsonl.gz", pages)
+    write_page_texts(tmp_path / "b.content.jsonl.gz", pages)
+    assert list(read_page_texts(tmp_path / "a.content.jsonl.gz")) == pages
     assert (tmp_path / "a.content.jsonl.gz").read_bytes() == (
         tmp_path / "b.content.jsonl.gz"
     ).read_bytes()
@@ -86,7 +92,7 @@ def test_a_content_file_round_trips_and_is_written_the_same_way_each_time(tmp_pa
 
 def test_the_shared_content_files_read_whole() -> None:
     path = shared_path("corpora", "content", "react.jsonl.gz")
-    pages = list(content_io.read(path))
+    pages = list(read_page_texts(path))
     assert len(pages) == 223
     assert all(p.sections and p.sections[0].level == 1 for p in pages)
 
@@ -111,7 +117,7 @@ def test_a_bad_line_names_the_file_and_the_line(tmp_path: Path, line: bytes) -> 
     path = tmp_path / "bad.content.jsonl.gz"
     path.write_bytes(gzip.compress(line))
     with pytest.raises(ManifestError) as caught:
-        list(content_io.read(path))
+        list(read_page_texts(path))
     assert str(path) in str(caught.value) and "line " in str(caught.value)
     assert BAD_LINES[line] in str(caught.value)
 
@@ -120,15 +126,15 @@ def test_not_gzip_a_bomb_and_a_huge_line_are_refused_in_bounded_time(tmp_path: P
     plain = tmp_path / "plain.gz"
     plain.write_bytes(b"{}\n" * 10)
     with pytest.raises(ManifestError, match="not gzip"):
-        list(content_io.read(plain))
+        list(read_page_texts(plain))
     huge = tmp_path / "huge.gz"
-    huge.write_bytes(gzip.compress(b"x" * (content_io.MAX_LINE_BYTES + 10)))  # one line, ~16 MB
+    huge.write_bytes(gzip.compress(b"x" * (MAX_PAGE_TEXT_LINE_BYTES + 10)))  # one line, ~16 MB
     with pytest.raises(ManifestError, match="longer than"):
-        list(content_io.read(huge))
+        list(read_page_texts(huge))
     fifo = tmp_path / "fifo.gz"
     os.mkfifo(fifo)
     with pytest.raises(ManifestError, match="not a regular file"):  # not waited on
-        list(content_io.read(fifo))
+        list(read_page_texts(fifo))
 
 
 def test_a_content_field_may_not_lead_out_of_the_manifests_folder(tmp_path: Path) -> None:
@@ -175,7 +181,7 @@ def test_the_content_index_is_kept_on_disk_and_a_tampered_one_is_rebuilt(tmp_pat
 
 def test_a_broken_content_file_costs_the_content_only(tmp_path: Path) -> None:
     manifest = write_docs(tmp_path)
-    content_io.companion(manifest).write_bytes(b"\x1f\x8b broken")
+    companion_path(manifest).write_bytes(b"\x1f\x8b broken")
     library = loaded(manifest, tmp_path / "cache")
     (entry,) = library.describe()
     assert entry["content"]["state"] == "unavailable"
@@ -185,8 +191,8 @@ def test_a_broken_content_file_costs_the_content_only(tmp_path: Path) -> None:
 
 def test_pages_missing_from_the_manifest_are_skipped_and_counted(tmp_path: Path) -> None:
     manifest = write_docs(tmp_path)
-    content_io.write(
-        content_io.companion(manifest),
+    write_page_texts(
+        companion_path(manifest),
         [
             PageText("https://docs.example.com/widgets", tuple(WIDGETS)),
             PageText("https://elsewhere.test/ghost", (Section(1, "Ghost", "boo"),)),
@@ -248,7 +254,7 @@ def test_pinax_search_prints_the_section_and_its_snippet(tmp_path: Path) -> None
     first, _, snippet = done.stdout.splitlines()[:3]
     assert first.endswith("Widgets > Troubleshooting") and "blank widget" in snippet
     other = tmp_path / "other.jsonl.gz"
-    content_io.write(other, [PageText("https://docs.example.com/forms", tuple(FORMS))])
+    write_page_texts(other, [PageText("https://docs.example.com/forms", tuple(FORMS))])
     named = run_pinax(
         "search",
         "--docs",
@@ -303,7 +309,7 @@ async def test_a_reload_with_a_broken_content_file_keeps_the_content_it_had(tmp_
     cache = tmp_path / "cache"
     live = LiveTools(lambda: Tools.open([manifest], cache_dir=cache), [manifest])
     live.tools.library.load_contents()
-    content_io.companion(manifest).write_bytes(b"\x1f\x8b\x08 not really gzip")
+    companion_path(manifest).write_bytes(b"\x1f\x8b\x08 not really gzip")
     assert await live.check()
     for _ in range(200):  # page text is indexed after the swap, in the background
         if not live.tools.library.content_pending:
@@ -323,7 +329,7 @@ def test_doctor_and_cache_account_for_content(tmp_path: Path) -> None:
     assert stats["content_indexes"]["files"] == 1
     doctor = run_pinax("doctor", "--docs", str(manifest), "--cache-dir", str(cache), "--offline")
     assert "content for 2 pages" in doctor.stdout
-    content_io.companion(manifest).write_bytes(b"broken")
+    companion_path(manifest).write_bytes(b"broken")
     doctor = run_pinax("doctor", "--docs", str(manifest), "--cache-dir", str(cache), "--offline")
     assert "served without content" in doctor.stdout + doctor.stderr
     cleared = run_pinax("cache", "clear", "--cache-dir", str(cache))
@@ -337,7 +343,7 @@ def test_a_fetched_at_that_is_not_a_date_is_a_bad_line(tmp_path: Path) -> None:
         row = {"url": "https://x.test/a", "fetched_at": bad, "sections": []}
         path.write_bytes(gzip.compress(json.dumps(row).encode() + b"\n"))
         with pytest.raises(ManifestError, match="fetched_at"):
-            list(content_io.read(path))
+            list(read_page_texts(path))
 
 
 def test_a_garbled_snippet_store_costs_the_snippets_only(tmp_path: Path) -> None:
@@ -363,11 +369,11 @@ def test_a_restart_maps_the_content_index_without_reading_the_file_again(
     def unread(path: Path) -> None:
         raise AssertionError(f"{path} read again")
 
-    monkeypatch.setattr(content_io, "open_regular", unread)
+    monkeypatch.setattr("pinax.search.docs.open_page_texts", unread)
     again = loaded(manifest, tmp_path / "cache")
     assert again.all()[0].content is not None and again.all()[0].content_note is None
     monkeypatch.undo()
-    content_io.write(content_io.companion(manifest), [PageText(WIDGETS_URL, tuple(WIDGETS))])
+    write_page_texts(companion_path(manifest), [PageText(WIDGETS_URL, tuple(WIDGETS))])
     changed = loaded(manifest, tmp_path / "cache").all()[0].content
     assert changed is not None and changed.pages == 1  # a changed file is read again
 
@@ -387,7 +393,7 @@ def test_a_reload_takes_over_an_unchanged_content_index_and_reads_a_changed_file
     after.load_contents(before)
     (taken_over,) = after.all()
     assert taken_over.content is loaded_before.content
-    content_io.companion(manifest).write_bytes(b"\x1f\x8b\x08 not really gzip")
+    companion_path(manifest).write_bytes(b"\x1f\x8b\x08 not really gzip")
     changed = Tools.open([manifest], cache_dir=cache).library
     changed.load_contents(after)
     (read_anew,) = changed.all()

@@ -13,8 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinax.content import PageText, Section
-from pinax.search import content, content_build, content_workers
+from pinax import workers as content_workers
+from pinax.manifest import PageText, Section
+from pinax.search import content, content_build
 from pinax.search.content import ContentIndex, query_terms
 from pinax.search.content_build import _counted, build, section_ids
 from pinax.search.store import load, save
@@ -247,7 +248,7 @@ def careful_search(index: ContentIndex, query: str, limit: int, reach: float) ->
     found: dict[int, int] = {}
     for section in ranked:
         found.setdefault(int(index._section_page[section]), section)
-    scale = content.FULL_MATCH / max(reference, 1e-9)
+    scale = content.CALIBRATION / max(reference, 1e-9)
     return [
         (page, round(1.0 - math.exp(-float(scores[s]) * scale), 4), s)
         for page, s in list(found.items())[:limit]

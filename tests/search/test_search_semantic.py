@@ -16,10 +16,10 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from pinax.errors import InvalidArgs
-from pinax.library import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Library, index_state
+from pinax.library import Library, index_state
 from pinax.manifest import Heading, Manifest, Page
 from pinax.search import index_cache, semantic
-from pinax.tools import Tools
+from pinax.tools import EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Tools
 from tests.cli.test_cli import pinax
 
 TITLES = [

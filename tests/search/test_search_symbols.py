@@ -141,7 +141,7 @@ def test_a_heading_that_is_a_symbol_is_indexed_once_as_the_symbol() -> None:
 def test_a_heading_that_is_a_symbol_adds_nothing_to_the_heading_field() -> None:
     """In the index itself: a page whose outline has a heading at a symbol's anchor is
     indexed as if that heading were not in its outline (other pages' alike headings stay)."""
-    from pinax.search.columns import PageColumns
+    from pinax.manifest import PageColumns
     from pinax.search.indexing import build
 
     def page(i: int, outline: list[dict[str, object]]) -> dict[str, object]:

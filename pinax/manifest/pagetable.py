@@ -21,8 +21,8 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from pinax.manifest import SYMBOL_KINDS, Heading, Page, Symbol
-from pinax.search.columns import PageColumns
+from pinax.manifest.columns import PageColumns
+from pinax.manifest.model import SYMBOL_KINDS, Heading, Page, Symbol
 
 T = TypeVar("T")
 

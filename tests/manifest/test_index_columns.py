@@ -9,10 +9,10 @@ import pytest
 
 from pinax import manifest as manifest_io
 from pinax.errors import ManifestError
-from pinax.search import columns
-from pinax.search.columns import PageColumns
+from pinax.manifest import columns
+from pinax.manifest.columns import PageColumns
+from pinax.manifest.pagetable import raw_path
 from pinax.search.indexing import page_path, page_paths
-from pinax.search.pagetable import raw_path
 from tests.conftest import shared_path
 
 
@@ -207,7 +207,7 @@ def test_real_manifests_with_outlines_in_the_dump_layout() -> None:
 def parsed_by_workers(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Manifests in the dump layout parsed a line or two at a time by two worker processes
     (however many CPUs there are); the list counts the worker pools started."""
-    from pinax.search import content_workers
+    from pinax import workers as content_workers
 
     started: list[int] = []
 
@@ -266,7 +266,7 @@ def test_batches_a_worker_fails_are_parsed_here(
 ) -> None:
     from concurrent.futures import Future
 
-    from pinax.search import content_workers
+    from pinax import workers as content_workers
 
     submit = content_workers.Workers.submit
     calls = []
@@ -300,7 +300,7 @@ def test_real_manifests_with_outlines_by_workers(parsed_by_workers: list[int]) -
 def test_workers_that_cannot_start_leave_the_parse_here(
     parsed_by_workers: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pinax.search import content_workers
+    from pinax import workers as content_workers
 
     def cannot(self: content_workers.Workers, count: int, job: str = "content") -> None:
         raise content_workers.WorkerError("no processes here")

@@ -3,7 +3,7 @@ build's pages, a large manifest's page lines: see `JOBS`).
 
 Plain subprocesses rather than `multiprocessing`: a spawned pool re-imports the caller's
 main module (a script without a main guard would run again), and a forked one copies a
-server's threads and locks. Each worker runs `python -P -m pinax.search.content_workers JOB`
+server's threads and locks. Each worker runs `python -P -m pinax.workers JOB`
 with the parent's `pinax` first on its path, reads a pickled batch from its stdin and writes
 the pickled result to its stdout (its own pipes: never the MCP channel of a stdio server).
 One thread per worker sends a batch and waits for its result, so the caller keeps reading
@@ -23,12 +23,14 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from pinax.errors import InternalError
+
 _LENGTH = struct.Struct("<Q")
-COMMAND = ("-P", "-m", "pinax.search.content_workers")  # after the interpreter, then the job
+COMMAND = ("-P", "-m", "pinax.workers")  # after the interpreter, then the job
 # What a worker does with each item (the function's arguments), by name: (module, function).
 JOBS = {
     "content": ("pinax.search.content_build", "analyse"),  # a content build's batch of pages
-    "manifest": ("pinax.search.columns", "parse_lines"),  # a large manifest's page lines
+    "manifest": ("pinax.manifest.columns", "parse_lines"),  # a large manifest's page lines
 }
 
 
@@ -42,8 +44,9 @@ def worth_starting(most: int) -> int:
     return min(most, cpus) if cpus > 1 else 0
 
 
-class WorkerError(Exception):
-    """A worker process that could not be started or stopped answering."""
+class WorkerError(InternalError):
+    """Raised when a worker process could not be started or stopped answering; the build
+    goes on in the calling process."""
 
 
 class Workers:
@@ -51,7 +54,7 @@ class Workers:
     arguments)."""
 
     def __init__(self, count: int, job: str = "content") -> None:
-        root = str(Path(__file__).resolve().parent.parent.parent)
+        root = str(Path(__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
         self._processes: list[subprocess.Popen[bytes]] = []

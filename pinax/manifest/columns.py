@@ -10,7 +10,7 @@ manifest is still rejected whole, with the same message.
 Headings and symbols (a million pages have millions) are kept flat, their texts numbered in
 tables of distinct texts; a file in `manifest.dump`'s layout is parsed a few MB of page lines
 at a time, so that the parsed objects of every page never exist at once, and a large one
-(hundreds of MB) by two worker processes (`content_workers`), each batch's texts numbered
+(hundreds of MB) by two worker processes (`pinax.workers`), each batch's texts numbered
 in tables of its own and renumbered here, in order: the same columns as parsed here alone.
 """
 
@@ -32,8 +32,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pinax import manifest as manifest_io
-from pinax.manifest import (
+from pinax.manifest import model as manifest_io
+from pinax.manifest.model import (
     HEADING_LEVELS,
     MAX_HEADING_LENGTH,
     MAX_HEADINGS,
@@ -47,7 +47,7 @@ from pinax.manifest import (
     slug_title,
 )
 
-log = logging.getLogger("pinax.library")
+log = logging.getLogger(__name__)
 
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
 PAGE_FIELDS = ("url", "title", "section", *OPTIONAL)
@@ -383,7 +383,7 @@ def _parsed(raw: bytes, spans: list[tuple[int, int]]) -> Iterator[PageColumns | 
     end = spans[-1][1] if spans else 0
     jobs = ((raw[a:b], b == end) for a, b in spans)
     # Imported here: a worker runs that module as its main, after importing this one.
-    from pinax.search.content_workers import WorkerError, Workers, worth_starting
+    from pinax.workers import WorkerError, Workers, worth_starting
 
     count = worth_starting(WORKERS) if len(spans) >= WORKERS_FROM else 0
     pool = None
@@ -407,7 +407,7 @@ def _parsed(raw: bytes, spans: list[tuple[int, int]]) -> Iterator[PageColumns | 
 
 def _answer(job: tuple[bytes, bool], done: Future[PageColumns | None] | None) -> PageColumns | None:
     """A batch's pages as its worker parsed them, or parsed here (no worker, or it failed)."""
-    from pinax.search.content_workers import WorkerError  # (see `_parsed`)
+    from pinax.workers import WorkerError  # (see `_parsed`)
 
     if done is not None:
         try:

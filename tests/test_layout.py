@@ -190,6 +190,10 @@ INSIDES_ALLOWED = {
         {"pinax.builder.inventory"},
         "gives the CPython-size manifest real symbols, read from an inventory as the builder does",
     ),
+    "bench/speed/http.py": (
+        {"pinax.server.http_app", "pinax.cli.common"},
+        "builds the ASGI app as `pinax serve --http` does, to serve it under each ASGI server",
+    ),
     "bench/harness/runs.py": (
         {"pinax.search.semantic"},
         "hides the embedding model to measure words alone in the same process",

@@ -81,6 +81,24 @@ def serve(
             show_default=False,
         ),
     ] = None,
+    sessions: Annotated[
+        bool,
+        typer.Option(
+            "--sessions",
+            help="Keep MCP sessions and answer over SSE (as earlier versions did), for "
+            "handshake-era clients that need progress or change notifications; one process.",
+        ),
+    ] = False,
+    forwarded_allow_ips: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--forwarded-allow-ips",
+            envvar="PINAX_FORWARDED_ALLOW_IPS",
+            help="Proxies whose X-Forwarded-Host/-For/-Proto are believed, e.g. 10.0.0.0/8 "
+            "or * (repeatable, or comma-separated).",
+            show_default=False,
+        ),
+    ] = None,
     watch: Annotated[
         bool,
         typer.Option(
@@ -106,12 +124,20 @@ def serve(
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)  # the defaults
     contents = parse_contents(content)
     credentials = credentials_or_fail(header, headers_file)
-    settings = HttpSettings(host, port, token or None, allow_host or [], allow_origin or [])
+    settings = HttpSettings(
+        host,
+        port,
+        token or None,
+        allow_host or [],
+        allow_origin or [],
+        sessions=sessions,
+        forwarded_allow_ips=forwarded_allow_ips or [],
+    )
     if http and (problem := settings.problem()):
         fail(problem)
     if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
         from pinax.cli.folders import DocsFolders, split_docs
-        from pinax.server import LiveTools, settle_after_reload
+        from pinax.server import LiveTools, one_generation, settle_after_reload
 
         try:
             others, folder_paths = split_docs(docs)
@@ -119,7 +145,7 @@ def serve(
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(
-                        others,
+                        one_generation(others),  # resolved at each load: one generation
                         cache_dir,
                         ttl,
                         allow_private,

@@ -7,7 +7,8 @@ so a start-up refused for a bad option is quick.
 - `create_server(tools)`: the MCP server over a `Tools` (or a `LiveTools` that reloads).
 - `serve_stdio(server)`: run it over standard input and output.
 - `serve_http(server, HttpSettings(...), ...)`: run it over streamable HTTP.
-- `LiveTools`: the current `Tools`, replaced whole when watched manifests change.
+- `LiveTools`: the current `Tools`, replaced whole when watched manifests change;
+  `one_generation(docs)`: the real files `--docs` names now, all of one generation.
 - `settle()`: freeze the loaded heap out of the garbage collector's walks (a serving process
   calls it once loaded, and `settle_after_reload()` after reloads), so no client waits on a
   long collection;
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from pinax.server.http_app import HttpSettings
     from pinax.server.http_app import run as serve_http
     from pinax.server.pauses import settle, settle_after_reload, share_the_gil
-    from pinax.server.reload import LiveTools
+    from pinax.server.reload import LiveTools, one_generation
     from pinax.server.stdio import serve_stdio
 
 __getattr__ = lazy_names(
@@ -35,6 +36,7 @@ __getattr__ = lazy_names(
         "HttpSettings": "http_app",
         "serve_http": "http_app:run",
         "LiveTools": "reload",
+        "one_generation": "reload",
         "settle": "pauses",
         "settle_after_reload": "pauses",
         "share_the_gil": "pauses",
@@ -45,6 +47,7 @@ __all__ = [
     "HttpSettings",
     "LiveTools",
     "create_server",
+    "one_generation",
     "serve_http",
     "serve_stdio",
     "settle",

@@ -35,7 +35,7 @@ from pydantic import ConfigDict
 
 from pinax import __version__
 from pinax.errors import PinaxError, error_result
-from pinax.server.reload import LiveTools
+from pinax.server.reload import LiveTools, generation
 from pinax.server.render import render
 from pinax.server.resources import add_resources, docs_resources
 from pinax.server.toolspecs import SPECS, ToolSpec, bind, input_schema
@@ -118,12 +118,28 @@ class Announcer:
 class PinaxServer(MCPServer):
     """MCPServer whose resource list follows the loaded manifests."""
 
-    def __init__(self, current: Callable[[], Tools], **kwargs: Any) -> None:
+    def __init__(
+        self, current: Callable[[], Tools], named: Callable[[], str], **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self._current = current
+        self._named = named
 
     def loaded_docs(self) -> list[dict[str, Any]]:
         return self._current().list_docs()["docs"]
+
+    def readiness(self) -> dict[str, Any]:
+        """What /ready shows, from memory: whether every search index is built, which
+        generation of the manifests is served, and how many docs sets and pages."""
+        tools, name = self._current(), self._named()  # one step on the loop: one generation
+        docs = tools.library.all()
+        return {
+            "ready": tools.library.ready,
+            "generation": name,
+            "docs": len(docs),
+            "pages": sum(len(d.pages) for d in docs),
+            "content_pending": tools.library.content_pending,
+        }
 
     async def list_resources(self) -> list[Resource]:
         return [*await super().list_resources(), *docs_resources(self.loaded_docs())]
@@ -142,11 +158,25 @@ def create_server(
         return live.tools if live is not None else source  # type: ignore[return-value]
 
     announcer = Announcer()
+    fixed = generation(current()) if live is None else ""
+
+    def named() -> str:
+        return live.generation if live is not None else fixed
 
     pending = current().library.content_pending  # page text to index after start-up
 
+    entered = [0]  # HTTP runs two session managers (answers.py), each entering the lifespan
+
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[dict[str, Any]]:
+        if entered[0]:  # already running: the work below is done once per process
+            entered[0] += 1
+            try:
+                yield {}
+            finally:
+                entered[0] -= 1
+            return
+        entered[0] = 1
         native = _NativeWork()
         if warm:
             threading.Thread(
@@ -161,10 +191,12 @@ def create_server(
                 yield {}
                 tasks.cancel_scope.cancel()
         finally:
+            entered[0] = 0
             await anyio.to_thread.run_sync(native.stop)
 
     mcp = PinaxServer(
         current,
+        named,
         name="pinax",
         version=__version__,
         instructions=INSTRUCTIONS,

@@ -1,17 +1,23 @@
 """Streamable HTTP for `pinax serve --http`: loopback by default, a bearer token beyond it.
 
-Every request but `GET /health` must carry the token when one is set (compared in constant
-time). Host and Origin headers are checked against an allow-list on every MCP request, so a
-web page cannot reach the server through DNS rebinding. `/health` answers from memory.
+Stateless by default: every request stands alone (the SDK's `stateless_http`), so any replica
+behind a load balancer can answer any client, and answers are one JSON body each (the SDK's
+`json_response`; a 2026-07-28 `subscriptions/listen` still streams). A handshake-era client's
+`initialize` is answered and nothing is kept: its later requests need no session. `--sessions`
+keeps server-held sessions and SSE answers (the SDK's idle timeout and cap on them), for a
+client that needs progress or change notifications on a handshake-era connection.
+
+Every request but `GET /health` and `GET /ready` must carry the token when one is set
+(compared in constant time). Host and Origin headers are checked against an allow-list on
+every MCP request, so a web page cannot reach the server through DNS rebinding; behind a
+proxy named by `--forwarded-allow-ips`, the checks read the public name it forwards
+(X-Forwarded-Host) and the client's address (X-Forwarded-For). `/health` and `/ready`
+answer from memory.
 
 Clients are hostile too. Each connection must deliver a complete request (headers and body)
 within REQUEST_TIMEOUT of its first byte (or of connecting), and may idle KEEP_ALIVE between
 requests; at most `max_connections()` are open at once, and one past that is closed at once.
-Each refusal is one short log line, at most one a second. Sessions (handshake-era clients)
-expire after SESSION_IDLE_TIMEOUT without a request in flight, and the table holds at most
-MAX_SESSIONS: near full, the sessions idle longest are closed to make room. At most
-MAX_UNCONFIRMED sessions wait for their client's second request (a flood of `initialize`
-requests never sends one), the oldest closed first.
+Each refusal is one short log line, at most one a second.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pinax import __version__
+from pinax.server.forwarded import Forwarded, TrustedProxies
 
 if TYPE_CHECKING:  # the SDK is imported only when serving, so a refused start-up is quick
     from mcp.server.mcpserver import MCPServer
@@ -32,13 +39,12 @@ if TYPE_CHECKING:  # the SDK is imported only when serving, so a refused start-u
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/health"
+READY_PATH = "/ready"
 MIN_TOKEN_LENGTH = 16
 REQUEST_TIMEOUT = 10.0  # seconds from a request's first byte (or the connection) to its end
 KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
-SESSION_IDLE_TIMEOUT = 300.0  # seconds a session lives without a request in flight
-MAX_SESSIONS = 1_000  # about 50 KB each
-MAX_UNCONFIRMED = 64  # sessions whose client has not come back since its initialize
-_ROOM = 0.9  # past this share of MAX_SESSIONS, idle sessions are closed oldest first
+SESSION_IDLE_TIMEOUT = 300.0  # with --sessions: seconds a session lives unused
+MAX_SESSIONS = 1_000  # with --sessions: about 50 KB each; the SDK refuses more with 503
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 UNAUTHORIZED = b'{"error":"unauthorized","message":"send Authorization: Bearer <token>"}'
 
@@ -50,6 +56,8 @@ class HttpSettings:
     token: str | None = None
     allow_hosts: list[str] = field(default_factory=list)  # extra Host values, e.g. docs.corp:*
     allow_origins: list[str] = field(default_factory=list)  # extra Origins, e.g. https://x.y
+    sessions: bool = False  # server-held sessions and SSE answers, instead of stateless JSON
+    forwarded_allow_ips: list[str] = field(default_factory=list)  # proxies trusted, e.g. 10.0.0.0/8
 
     @property
     def loopback(self) -> bool:
@@ -62,6 +70,8 @@ class HttpSettings:
                 f"the token must be at least {MIN_TOKEN_LENGTH} characters; make one with "
                 "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
             )
+        if problem := TrustedProxies.problem(self.forwarded_allow_ips):
+            return problem
         if not self.loopback and not self.token:
             return (
                 f"--host {self.host} serves beyond this machine, so a bearer token is required: "
@@ -133,98 +143,6 @@ class BearerToken:
         return False
 
 
-class BoundedSessions:
-    """ASGI middleware: before a request that would open a session, make room, so new clients
-    get in and memory stays flat. (The SDK alone refuses new sessions with 503 until old ones
-    expire.)
-
-    A session costs about 200 objects the garbage collector walks at each full collection,
-    ~0.2 ms of every client's time per session on a 2-core machine, and a flood of
-    `initialize` requests made a thousand of them: stalls of 200 to 500 ms. So sessions whose
-    client has not come back since its `initialize` (a real client sends
-    `notifications/initialized` at once) are held to MAX_UNCONFIRMED, the oldest closed
-    first; and when the whole table is nearly full, the sessions idle longest are closed.
-    """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        mcp: MCPServer,
-        limit: int = MAX_SESSIONS,
-        unconfirmed: int = MAX_UNCONFIRMED,
-    ) -> None:
-        self.app = app
-        self.mcp = mcp
-        self.limit = limit
-        self.unconfirmed_limit = unconfirmed
-        self.unconfirmed: dict[str, None] = {}  # session ids, oldest first
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        session = next((v for k, v in scope["headers"] if k == b"mcp-session-id"), None)
-        if session is not None:
-            self.unconfirmed.pop(session.decode("latin-1"), None)  # its client came back
-        elif scope.get("method") == "POST":
-            self.make_room()
-            send = self._noting_new_session(send)
-        await self.app(scope, receive, send)
-
-    def _noting_new_session(self, send: Send) -> Send:
-        """`send`, noting the session id a successful answer opens, as unconfirmed."""
-
-        async def noting(message: Any) -> None:
-            if message["type"] == "http.response.start" and message["status"] < 400:
-                for name, value in message.get("headers", ()):
-                    if name.lower() == b"mcp-session-id":
-                        self.unconfirmed[value.decode("latin-1")] = None
-            await send(message)
-
-        return noting
-
-    def make_room(self) -> int:
-        """Close unconfirmed sessions past their limit, oldest first; then, when the table is
-        nearly full, idle sessions, longest idle first, down to _ROOM of the limit. Say how
-        many were closed."""
-        # The SDK's session table (a private attribute; without it, nothing is closed).
-        sessions = getattr(self.mcp.session_manager, "_server_instances", None)
-        if not isinstance(sessions, dict):
-            return 0
-        closed = 0
-        while len(self.unconfirmed) >= self.unconfirmed_limit:
-            oldest = next(iter(self.unconfirmed))
-            del self.unconfirmed[oldest]
-            # Closed even if its opening answer is still being sent: MAX_UNCONFIRMED newer
-            # sessions opened since, and a real client comes back within milliseconds.
-            scope = getattr(sessions.get(oldest), "idle_scope", None)
-            if scope is not None and not scope.cancel_called:
-                scope.cancel()
-                closed += 1
-        keep = int(self.limit * _ROOM)
-        if len(sessions) - closed >= keep:
-            idle = []
-            for transport in list(sessions.values()):
-                scope = _idle_scope(transport)
-                if scope is not None:
-                    idle.append((scope.deadline, id(scope), scope))
-            idle.sort()
-            closing = idle[: len(sessions) - closed - keep + 1]
-            for _, _, scope in closing:
-                scope.cancel()
-            closed += len(closing)
-            _refusals.note(f"session table nearly full: closed {len(closing)} idle sessions")
-        return closed
-
-
-def _idle_scope(transport: Any) -> Any:
-    """The session's idle scope when it is idle (no request in flight) and still open."""
-    scope = getattr(transport, "idle_scope", None)
-    if scope is None or scope.cancel_called or scope.deadline == float("inf"):
-        return None
-    return scope
-
-
 class _Refusals:
     """One short log line per refusal, at most one a second (the rest counted into it)."""
 
@@ -263,18 +181,21 @@ def max_connections() -> int:
 
 
 def guarded_protocol() -> type:
-    """uvicorn's h11 protocol with a deadline per request and a cap on connections."""
-    import h11
-    from uvicorn.protocols.http.h11_impl import H11Protocol
+    """uvicorn's httptools protocol with a deadline per request and a cap on connections.
+
+    httptools (uvicorn's C parser) on uvloop answered about 1.2x the requests of h11 on
+    asyncio, for the SDK's own server and for Pinax alike; granian, no faster for Pinax,
+    runs apps on threads of its own (bench/speed/http.py --asgi)."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     limit = max_connections()
     state = {"open": 0}
 
-    class Guarded(H11Protocol):
+    class Guarded(HttpToolsProtocol):
         _deadline: Any = None
         _counted = False
 
-        def connection_made(self, transport: Any) -> None:
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
             super().connection_made(transport)
             if state["open"] >= limit:
                 _refusals.note(f"refused a connection: {limit} are open")
@@ -291,12 +212,13 @@ def guarded_protocol() -> type:
             self._disarm()
             super().connection_lost(exc)
 
-        def data_received(self, data: bytes) -> None:
-            super().data_received(data)
-            if self.conn.their_state in (h11.DONE, h11.MUST_CLOSE, h11.CLOSED):
-                self._disarm()  # the request is in: the app's answer takes what it takes
-            elif self._deadline is None:
-                self._arm()  # a new request began on a kept-alive connection
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._arm()  # a new request began (on a new or a kept-alive connection)
+
+        def on_message_complete(self) -> None:
+            super().on_message_complete()
+            self._disarm()  # the request is in: the app's answer takes what it takes
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
@@ -322,31 +244,77 @@ def guarded_protocol() -> type:
     return Guarded
 
 
-def build_app(mcp: MCPServer, settings: HttpSettings, docs_count: Callable[[], int]) -> ASGIApp:
-    """The ASGI app: MCP at /mcp, /health, Host/Origin checks, and the token if set."""
+def build_app(
+    mcp: MCPServer, settings: HttpSettings, readiness: Callable[[], dict[str, Any]] | None = None
+) -> ASGIApp:
+    """The ASGI app: MCP at /mcp, /health and /ready, Host/Origin checks, the forwarded
+    headers of trusted proxies, and the token if set. `readiness()` says what /ready shows
+    (the server's own `readiness()` by default); its "ready" key decides 200 or 503."""
+    from contextlib import AsyncExitStack, asynccontextmanager
+
+    from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
     from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.responses import JSONResponse
+    from starlette.routing import Route
 
-    @mcp.custom_route(HEALTH_PATH, methods=["GET"])
-    async def health(_request: Request) -> JSONResponse:  # from memory, no I/O
-        return JSONResponse({"status": "ok", "version": __version__, "docs": docs_count()})
+    from pinax.server.answers import JsonOrSse
+
+    status = readiness or mcp.readiness  # type: ignore[attr-defined]
+
+    async def health(_request: Request) -> JSONResponse:  # alive: from memory, no I/O
+        docs = status()["docs"]
+        return JSONResponse({"status": "ok", "version": __version__, "docs": docs})
+
+    async def ready(_request: Request) -> JSONResponse:  # loaded and indexed: from memory
+        now = status()
+        return JSONResponse(now, status_code=200 if now["ready"] else 503)
 
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
         allowed_hosts=settings.hosts(),
         allowed_origins=settings.origins(),
     )
-    app: ASGIApp = mcp.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        transport_security=security,
-        host=settings.host,
-        session_idle_timeout=SESSION_IDLE_TIMEOUT,
-        max_sessions=MAX_SESSIONS,
+
+    def manager(json_response: bool) -> Any:
+        """A session manager over `mcp` (the SDK makes one per app it builds)."""
+        mcp.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            transport_security=security,
+            host=settings.host,
+            stateless_http=not settings.sessions,
+            json_response=json_response,
+            session_idle_timeout=SESSION_IDLE_TIMEOUT,
+            max_sessions=MAX_SESSIONS,
+        )
+        return mcp.session_manager
+
+    managers = [manager(json_response=False)]  # SSE: sessions, or a stateless call that streams
+    endpoint: ASGIApp = StreamableHTTPASGIApp(managers[0])
+    if not settings.sessions:
+        managers.append(manager(json_response=True))
+        endpoint = JsonOrSse(StreamableHTTPASGIApp(managers[1]), endpoint)
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> Any:
+        async with AsyncExitStack() as stack:  # the server's own lifespan runs once (app.py)
+            for each in managers:
+                await stack.enter_async_context(each.run())
+            yield
+
+    app: ASGIApp = Starlette(
+        routes=[
+            Route(MCP_PATH, endpoint=endpoint),
+            Route(HEALTH_PATH, health, methods=["GET"]),
+            Route(READY_PATH, ready, methods=["GET"]),
+        ],
+        lifespan=lifespan,
     )
-    app = BoundedSessions(app, mcp)
     if settings.token:
-        app = BearerToken(app, settings.token, frozenset({HEALTH_PATH}))
+        app = BearerToken(app, settings.token, frozenset({HEALTH_PATH, READY_PATH}))
+    if settings.forwarded_allow_ips:
+        app = Forwarded(app, TrustedProxies(settings.forwarded_allow_ips))
     return app
 
 
@@ -382,16 +350,29 @@ async def serve(app: ASGIApp, sock: socket.socket, log_level: str) -> None:
         timeout_graceful_shutdown=3,
         timeout_keep_alive=KEEP_ALIVE,
         http=guarded_protocol(),
+        proxy_headers=False,  # forwarded.py reads them, from --forwarded-allow-ips only
         lifespan="on",
     )
     await uvicorn.Server(config).serve(sockets=[sock])
+
+
+def _has_uvloop() -> bool:
+    """uvloop is installed wherever it builds (not on Windows): the faster loop if there."""
+    import importlib.util
+
+    return importlib.util.find_spec("uvloop") is not None
 
 
 def describe(settings: HttpSettings) -> str:
     """What a start-up message should say about who may connect."""
     lines = [f"accepted Host headers: {', '.join(settings.hosts())} (add with --allow-host)"]
     if settings.token:
-        lines.insert(0, "every request except GET /health needs 'Authorization: Bearer <token>'")
+        lines.insert(
+            0, "every request except GET /health and /ready needs 'Authorization: Bearer <token>'"
+        )
+    if settings.forwarded_allow_ips:
+        proxies = ", ".join(settings.forwarded_allow_ips)
+        lines.append(f"forwarded Host and client address read from proxies at: {proxies}")
     return "\n".join(lines)
 
 
@@ -401,8 +382,9 @@ def run(mcp: MCPServer, settings: HttpSettings, log_level: str, say: Callable[[s
     import anyio
 
     sock = bind(settings.host, settings.port)
-    app = build_app(mcp, settings, lambda: len(mcp.loaded_docs()))
-    say(f"serving MCP at {url_of(sock)} (health: /health)")
+    app = build_app(mcp, settings)
+    mode = "sessions, SSE" if settings.sessions else "stateless, JSON"
+    say(f"serving MCP at {url_of(sock)} ({mode}; health: /health, readiness: /ready)")
     say(describe(settings))
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn has shut down cleanly by then
-        anyio.run(serve, app, sock, log_level)
+        anyio.run(serve, app, sock, log_level, backend_options={"use_uvloop": _has_uvloop()})

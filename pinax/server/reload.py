@@ -6,10 +6,16 @@ look at its files' stat (in a worker thread). A change rebuilds everything in a 
 thread, search indexes included, and only a complete new `Tools` replaces the old one, so a
 call sees either the old docs or the new, never a mix. A new file that does not load leaves
 the old docs in place and says why in the log; the next change tries again.
+
+A folder of manifests is often swapped whole: a symlink flipped to a new folder. The opener
+is given the folders' real paths, resolved once per load, so one load reads one folder, never
+half of each; and each load is named: its `generation`, a short hash of the manifest files it
+read (their real paths, sizes and times), is what /ready shows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
@@ -43,6 +49,45 @@ def snapshot(docs: Iterable[Path], extra: Iterable[Path] = ()) -> Snapshot:
     return tuple(seen)
 
 
+def resolved(paths: Iterable[Path]) -> list[Path]:
+    """`paths` with every symlink resolved now."""
+    return [Path(os.path.realpath(path)) for path in paths]
+
+
+def one_generation(docs: list[str], tries: int = 10) -> list[str]:
+    """The `--docs` arguments as the real files to read now (URLs as given): a folder stands
+    for the real paths of its manifests. Resolved twice, until both agree, so a symlink
+    flipped meanwhile (the folder itself, or Kubernetes' `..data` behind each file of a
+    ConfigMap volume) cannot give half the files of each generation."""
+    previous: list[str] | None = None
+    for _ in range(tries):
+        now: list[str] = []
+        for arg in docs:
+            if "://" in arg:
+                now.append(arg)
+                continue
+            path = Path(os.path.realpath(arg))
+            files = manifest_files([path]) if path.is_dir() else []
+            now += [os.path.realpath(f) for f in files] or [str(path)]
+        if now == previous:
+            return now
+        previous = now
+    return previous or []
+
+
+def generation(tools: Tools) -> str:
+    """A short name for the manifests `tools` loaded: the same files, the same name."""
+    digest = hashlib.sha256()
+    for docs in sorted(tools.library.all(), key=lambda d: d.name):
+        digest.update(f"{docs.name}\0{docs.source}\0".encode())
+        try:
+            stat = os.stat(docs.source)
+            digest.update(f"{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
+        except (OSError, ValueError):
+            digest.update(f"{len(docs.pages)}\0".encode())  # built in memory (a docs folder)
+    return digest.hexdigest()[:12]
+
+
 class LiveTools:
     """The current `Tools`, replaced whole when the watched manifests change."""
 
@@ -61,6 +106,7 @@ class LiveTools:
         self._sources = sources  # what else to watch (docs folders): a value that changes
         self._look_took = 0.0  # seconds the last look took
         self.tools = open_tools()
+        self.generation = generation(self.tools)  # set with `tools`, in the same step
         self._seen = self._look()
         self.reloads = 0  # successful reloads since start-up
 
@@ -69,7 +115,11 @@ class LiveTools:
         those beside the manifests), and the docs folders' sources."""
         started = time.perf_counter()
         named = [d.content_path for d in self.tools.library.all() if d.content_path is not None]
-        seen = snapshot(self.watched, named), self._sources() if self._sources else None
+        seen = (
+            snapshot(self.watched, named),
+            resolved(self.watched),  # a flipped symlink, even to the very same files
+            self._sources() if self._sources else None,
+        )
         self._look_took = time.perf_counter() - started
         return seen
 
@@ -90,7 +140,7 @@ class LiveTools:
         self._seen = now
         started = anyio.current_time()
         try:
-            fresh = await anyio.to_thread.run_sync(self._build)
+            fresh, name = await anyio.to_thread.run_sync(self._build)
         except PinaxError as exc:
             log.warning("manifests changed but did not load; keeping the loaded ones: %s", exc)
             return False
@@ -101,7 +151,7 @@ class LiveTools:
                 exc,
             )
             return False
-        previous, self.tools = self.tools, fresh
+        previous, self.tools, self.generation = self.tools, fresh, name
         self.reloads += 1
         # Page text is indexed after the swap: a big docs folder's takes seconds, and its
         # titles and headings are searchable meanwhile.
@@ -113,14 +163,14 @@ class LiveTools:
         ).start()
         names = ", ".join(d["name"] for d in fresh.list_docs()["docs"]) or "none"
         took = anyio.current_time() - started
-        log.info("manifests reloaded in %.2f s: %s", took, names)
+        log.info("manifests reloaded in %.2f s: %s (generation %s)", took, names, name)
         return True
 
-    def _build(self) -> Tools:
+    def _build(self) -> tuple[Tools, str]:
         tools = self._open()
         # The files are in the page cache already: just written, or read at start-up.
         tools.library.warm(read_files=False, contents=False)
-        return tools
+        return tools, generation(tools)
 
 
 def _load_content(fresh: Tools, previous: Tools, after: Callable[[], None] | None = None) -> None:

@@ -3,7 +3,7 @@
 Idle and slow (slowloris) connections are closed after the request deadline; connections past
 the cap are closed at once; each refusal is one short log line, rate-limited, never a
 traceback; `/health` and a real MCP client keep working throughout. Thousands of `initialize`
-requests (sessions never used again) leave the server admitting new clients.
+requests leave the server admitting new clients: stateless, they open nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from pinax.server.http_app import MAX_UNCONFIRMED, REQUEST_TIMEOUT
+from pinax.server.http_app import REQUEST_TIMEOUT
 from tests.support.loop_stalls import WATCHED, longest_stall, start_watching
 from tests.support.serving import INITIALIZE, MCP_HEADERS, served_http
 
@@ -138,33 +138,41 @@ async def test_a_flood_of_sessions_leaves_room_and_memory_flat(manifest: Path) -
     assert stalled < 100, f"the event loop was held {stalled:.0f} ms by {what}"
 
 
-async def _initialize(http: httpx.AsyncClient, url: str) -> str:
+async def _initialize(http: httpx.AsyncClient, url: str) -> str | None:
     answer = await http.post(url, json=INITIALIZE, headers=MCP_HEADERS)
     assert answer.status_code == 200
-    return answer.headers["mcp-session-id"]
-
-
-async def _initialized(http: httpx.AsyncClient, url: str, session: str) -> int:
-    """The status of a `notifications/initialized` in `session`: 202, or 404 once closed."""
-    headers = {**MCP_HEADERS, "mcp-session-id": session, "mcp-protocol-version": "2025-11-25"}
-    body = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-    return (await http.post(url, json=body, headers=headers)).status_code
+    return answer.headers.get("mcp-session-id")
 
 
 @pytest.mark.anyio
-async def test_sessions_never_used_after_initialize_are_closed_first(manifest: Path) -> None:
-    """A flood of `initialize` requests (never a second request in their session) keeps at
-    most MAX_UNCONFIRMED such sessions, oldest closed first; a client that came back keeps
-    its session, however many come after it."""
+async def test_initialize_keeps_nothing_and_later_calls_need_no_session(manifest: Path) -> None:
+    """Stateless by default: a flood of `initialize` requests opens no session (nothing to
+    reap, nothing to refuse), and a handshake-era client's calls are answered without one,
+    in one JSON body."""
     with served_http("--docs", str(manifest)) as server:
-        async with (
-            httpx.AsyncClient(timeout=10) as http,
-            Client(server.url, mode="legacy") as client,
-        ):
-            kept = await _initialize(http, server.url)
-            assert await _initialized(http, server.url, kept) == 202  # it came back
-            flood = [await _initialize(http, server.url) for _ in range(MAX_UNCONFIRMED + 20)]
-            assert await _initialized(http, server.url, flood[0]) == 404
-            assert await _initialized(http, server.url, flood[-1]) == 202
-            assert await _initialized(http, server.url, kept) == 202
+        async with httpx.AsyncClient(timeout=10) as http:
+            flood = [await _initialize(http, server.url) for _ in range(200)]
+            assert flood == [None] * 200
+            headers = {**MCP_HEADERS, "mcp-protocol-version": "2025-11-25"}
+            call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
+            call["params"] = {"name": "list_docs", "arguments": {}}
+            answer = await http.post(server.url, json=call, headers=headers)
+            assert answer.status_code == 200
+            assert answer.headers["content-type"] == "application/json"
+            assert answer.json()["result"]["structuredContent"]["docs"][0]["name"] == "site"
+
+
+@pytest.mark.anyio
+async def test_sessions_mode_keeps_sessions_over_sse(manifest: Path) -> None:
+    """`--sessions`: today's behaviour, a session per `initialize`, SSE answers."""
+    with served_http("--docs", str(manifest), "--sessions") as server:
+        async with httpx.AsyncClient(timeout=10) as http:
+            answer = await http.post(server.url, json=INITIALIZE, headers=MCP_HEADERS)
+            assert answer.headers["content-type"] == "text/event-stream"
+            session = answer.headers["mcp-session-id"]
+            headers = {**MCP_HEADERS, "mcp-session-id": session}
+            headers["mcp-protocol-version"] = "2025-11-25"
+            note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert (await http.post(server.url, json=note, headers=headers)).status_code == 202
+        async with Client(server.url, mode="legacy") as client:
             assert not (await client.call_tool("list_docs", {})).is_error

@@ -156,7 +156,8 @@ async def test_reload_notifies_both_eras_over_http(react: Path, tmp_path: Path) 
         if isinstance(message, ResourceListChangedNotification):
             heard_legacy.set()
 
-    with served_http("--docs", str(folder), "--watch-interval", "0.1") as served:
+    # Handshake-era clients hear of changes in a session of their own: --sessions.
+    with served_http("--docs", str(folder), "--watch-interval", "0.1", "--sessions") as served:
         async with (
             Client(served.url, mode="legacy", message_handler=on_message) as legacy,
             Client(served.url) as modern,

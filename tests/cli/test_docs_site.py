@@ -106,3 +106,17 @@ def test_security_and_changelog_are_linked_from_the_site() -> None:
     assert (DOCS / "changelog.md").read_text().strip() == '--8<-- "CHANGELOG.md"'
     changelog = (ROOT / "CHANGELOG.md").read_text()
     assert "## [Unreleased]" in changelog and "## [0.1.0]" in changelog
+
+
+def test_the_readmes_links_lead_somewhere() -> None:
+    """Every relative link of the README names a file of the checkout (the site's pages are
+    read as Markdown from a checkout too)."""
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", readme)
+    assert len(targets) > 15
+    missing = [t for t in targets if not (ROOT / t).exists()]
+    assert missing == []
+
+
+def test_the_readme_stays_short() -> None:
+    assert len((ROOT / "README.md").read_text().splitlines()) <= 250

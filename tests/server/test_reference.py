@@ -1,5 +1,5 @@
-"""The README's tool reference is the one generated from the tool specs, and the specs
-describe every field the tools really return."""
+"""The tool reference page (docs/reference/tools.md) is the one generated from the tool specs,
+and the specs describe every field the tools really return."""
 
 from __future__ import annotations
 
@@ -17,15 +17,6 @@ from pinax.server.toolspecs import SEARCH_PAGES, SPECS
 from pinax.tools import CONTENT_WEIGHT, EMBEDDING_WEIGHT, LEXICAL_WEIGHT, Tools
 from tests.conftest import ROOT, shared_path
 from tests.support.http_site import Reply, Site
-
-
-def test_readme_tool_reference_is_generated() -> None:
-    block = reference.block_of((ROOT / "README.md").read_text())
-    assert block is not None, "README.md has no tool reference block between the markers"
-    assert block == reference.markdown(), (
-        "README.md's tool reference is stale: "
-        "run python -m pinax.server.reference --write README.md"
-    )
 
 
 def test_the_tool_reference_is_what_the_code_makes() -> None:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
 
@@ -67,10 +68,18 @@ def closest_name(name: str, names: Iterable[str]) -> str | None:
 def index_state(manifest: Path, index_dir: Path) -> str:
     """Whether `Library.load(..., index_dir)` would map this manifest's index as it is
     ("fresh"), re-index a changed manifest ("stale"), or index it the first time ("missing").
-    Looks only: builds nothing."""
+    Looks only: builds nothing. Indexes are keyed by content: a manifest whose file was
+    touched, copied or checked out again, unchanged, has its index still ("fresh"), as
+    loading would find it."""
     indexes = index_cache(Path(index_dir))
     known = indexes.known_hash(manifest)
     if known and indexes.index_path(known).exists():
+        return "fresh"
+    try:
+        raw = manifest_io.read_bytes(manifest)
+    except (OSError, ManifestError):
+        raw = None
+    if raw is not None and indexes.index_for(raw).exists():
         return "fresh"
     return "stale" if indexes.recorded_hash(manifest) else "missing"
 
@@ -267,6 +276,8 @@ def _described(docs: Docs) -> dict[str, Any]:
         "url": docs.url,
         "pages": len(docs.pages),
     }
+    if others := _other_hosts(docs.url, docs.site_roots):
+        entry["hosts"] = others
     if docs.content is not None:
         entry["content"] = {"state": "ready", "pages": docs.content.pages}
         if docs.content_note:
@@ -276,3 +287,11 @@ def _described(docs: Docs) -> dict[str, Any]:
     elif docs.content_path is not None:
         entry["content"] = {"state": "indexing"}
     return entry
+
+
+def _other_hosts(site: str, roots: Iterable[str]) -> list[str]:
+    """The hosts of pages that are not the site's own (nor its www. twin): get_page reads
+    any page on them, so list_docs shows them."""
+    own = (urlsplit(site).hostname or "").removeprefix("www.")
+    hosts = {urlsplit(root).hostname or "" for root in roots}
+    return sorted(h for h in hosts if h and h.removeprefix("www.") != own)

@@ -87,6 +87,9 @@ class Tools:
         # Docs the operator asked for that could not be loaded ({"source", "reason"}): the
         # server runs with the rest, and list_docs says what is missing.
         self.unavailable = [dict(item) for item in unavailable]
+        # A live reload that failed since these docs loaded ({"since", "error", "source"}):
+        # list_docs marks the sets it concerns as stale, so the model knows (reload.py).
+        self.stale: dict[str, Any] | None = None
 
     @property
     def reader(self) -> PageReader | None:
@@ -167,6 +170,8 @@ class Tools:
 
     def list_docs(self) -> dict[str, Any]:
         answer: dict[str, Any] = {"docs": self.library.describe()}
+        if self.stale is not None:
+            _mark_stale(answer["docs"], self.library.all(), self.stale)
         if self.unavailable:
             answer["unavailable"] = [dict(item) for item in self.unavailable]
         return answer
@@ -206,7 +211,9 @@ class Tools:
         found = self.library.search(text, count, name, detailed, *weights)
         results = []
         for hit in found.hits:
-            if hit.score < minimum:
+            # Scores come rounded to 4 decimals, best first: one of 0 is a page nothing of
+            # the query matched (the fan-out fills a short list with such), not a hit.
+            if hit.score < minimum or hit.score <= 0:
                 break
             row: dict[str, Any] = {
                 "url": hit.url,
@@ -258,7 +265,8 @@ class Tools:
         if not total:
             folders = {f for entry in selected for f in entry.folders}
             where = f" in {name}" if name else ""
-            raise NotFound(f"no section {prefix!r}{where}{did_you_mean(prefix, folders)}")
+            shown = prefix if len(prefix) <= 80 else prefix[:80] + "..."
+            raise NotFound(f"no section {shown!r}{where}{did_you_mean(prefix[:200], folders)}")
         window = []  # only the pages shown are made (a section may hold a million)
         skip = start
         for entry, pages in listed:
@@ -293,6 +301,11 @@ class Tools:
         if known is None and "#" in text:  # a link to a heading: the page, at that section
             text, _, fragment = text.partition("#")
             known = self.library.find_page(text)
+        if known is None and (folder := self._served_folder(text)) is not None:
+            # A page of a served docs folder that is not (or no longer) there: never fetched.
+            similar = self.library.similar_urls(text)
+            hint = f" (did you mean {', '.join(similar)}?)" if similar else ""
+            raise NotFound(f"no page at {text} in the docs folder {folder!r}{hint}")
         try:
             page = await self.reader.read(
                 text,
@@ -328,6 +341,19 @@ class Tools:
             hint = did_you_mean(heading or "", exc.choices)
             hint = hint or "; call get_page without a section to see the page's outline"
             raise NotFound(exc.message + hint) from None
+
+    def _served_folder(self, url: str) -> str | None:
+        """The name of the served docs folder whose site `url` lies in, if any."""
+        files = self.reader.files if self.reader is not None else None
+        if files is None or not files.pages:
+            return None
+        if {".", ".."} & set(unquote(urlsplit(url).path).split("/")):
+            return None  # a path that climbs out: refused as not a page of the folder
+
+        for docs in self.library.all():
+            if url.startswith(docs.url) and len(docs.pages) and docs.pages.url(0) in files:
+                return docs.name
+        return None
 
     def _ttl(self, url: str, docs: Docs | None) -> float | None:
         """The freshness of a page: its manifest's TTL, if one was set."""
@@ -418,7 +444,8 @@ def _bounded_int(value: Any, name: str, low: int, high: int, default: int) -> in
     elif isinstance(value, float) and value.is_integer():
         number = int(value)
     if isinstance(number, bool) or not isinstance(number, int):
-        raise InvalidArgs(f"{name} must be an integer in digits 0-9, got {_kind(value)}")
+        got = repr(value[:80]) if isinstance(value, str) else _kind(value)
+        raise InvalidArgs(f"{name} must be an integer, written in digits such as 10 (got {got})")
     if not low <= number <= high:
         digits = int(abs(number).bit_length() * 0.30103) + 1
         shown = number if abs(number) < 10**18 else f"a number of about {digits:,} digits"
@@ -487,8 +514,32 @@ def _section(value: Any) -> str:
             return urlsplit(text).path or "/"
         except ValueError as exc:  # e.g. "https://[::1": an unclosed IPv6 address
             raise InvalidArgs(f"section is not a valid URL ({exc}): {text[:200]!r}") from None
-    if not text.startswith("/"):
+    if "://" in text:
         raise InvalidArgs(
-            f"section must be a URL path starting with '/', e.g. '/api' (got {text!r})"
+            f"section must be a URL path, e.g. '/api', or an http(s) URL (got {text[:80]!r})"
         )
-    return text
+    # Models send `patterns` for `/patterns`: the same path, the slash implied.
+    return text if text.startswith("/") else "/" + text
+
+
+def _mark_stale(described: list[dict[str, Any]], loaded: Any, stale: dict[str, Any]) -> None:
+    """`stale: {since, error}` on the sets a failed reload concerns: the one whose file
+    failed, or every set when the failure names none of them (a new file, a folder)."""
+    failed = _resolved(stale.get("source"))
+    sources = [_resolved(getattr(docs, "source", None)) for docs in loaded]
+    concerned = [failed is not None and failed == source for source in sources]
+    if not any(concerned):
+        concerned = [True] * len(sources)
+    note = {"since": stale["since"], "error": stale["error"]}
+    for entry, mark in zip(described, concerned, strict=False):
+        if mark:
+            entry["stale"] = dict(note)
+
+
+def _resolved(source: Any) -> str | None:
+    if not isinstance(source, str) or "://" in source:
+        return source if isinstance(source, str) else None
+    try:
+        return str(Path(source).resolve())
+    except (OSError, RuntimeError, ValueError):
+        return source

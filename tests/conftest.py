@@ -24,7 +24,10 @@ def shared_path(*parts: str) -> Path:
     """A path under ../shared (or $PINAX_SHARED); skip the test, saying why, when absent."""
     path = SHARED.joinpath(*parts)
     if not path.exists():
-        pytest.skip(f"real data not found at {path} (set PINAX_SHARED to the shared folder)")
+        pytest.skip(
+            f"real data not found at {path} (set PINAX_SHARED to the shared folder: the "
+            "corpora, fixtures and published files the tests read)"
+        )
     return path
 
 
@@ -69,3 +72,42 @@ def site() -> Iterator[Site]:
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+# What a run skipped, and how to run it: one line at the end (issue 38) ---------------------
+
+_HOW = (
+    ("PINAX_SHARED", "need the shared data", "set PINAX_SHARED=/path/to/shared"),
+    ("npm ci", "need the Node clients", "run (cd tests/js && npm ci)"),
+)
+
+
+def skipped_summary(reasons: list[str]) -> str | None:
+    """`pinax: 12 tests skipped: 9 need the shared data (set PINAX_SHARED=...), ...`, or
+    None when nothing was skipped."""
+    if not reasons:
+        return None
+    counts: dict[str, int] = {}
+    for reason in reasons:
+        kind = next((f"{what} ({how})" for key, what, how in _HOW if key in reason), "other")
+        counts[kind] = counts.get(kind, 0) + 1
+    parts = [f"{n} {kind}" for kind, n in counts.items() if kind != "other"]
+    if "other" in counts:
+        parts.append(f"{counts['other']} for other reasons (pytest -rs lists them)")
+    total = len(reasons)
+    return f"pinax: {total} test{'s' * (total != 1)} skipped: " + "; ".join(parts)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The line comes last, after pytest's own summary (a terminal summary hook would print
+    it above the list of skips)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return
+    reasons = []
+    for report in reporter.stats.get("skipped", []):
+        longrepr = getattr(report, "longrepr", None)
+        reasons.append(str(longrepr[2]) if isinstance(longrepr, tuple) else str(longrepr))
+    line = skipped_summary(reasons)
+    if line is not None:
+        reporter.write_line(line)

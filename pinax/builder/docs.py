@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,22 +46,60 @@ TOOL_JSON = frozenset(
 
 def is_docs_folder(path: Path) -> bool:
     """Whether `--docs DIR` names documentation sources rather than a folder of manifests.
-    A `*.json` at its top (not a docs tool's own) makes it a folder of manifests, as it
-    always was (`manifests/` keeps a README.md beside them); otherwise a documentation
-    source at its top, or subfolders (Docusaurus keeps its pages in them), make it a docs
-    folder. An empty folder stays a folder of manifests to watch."""
+    A folder whose `*.json` files at its top are all Pinax manifests is a folder of
+    manifests, as it always was (`manifests/` keeps a README.md beside them); one JSON file
+    that is not a manifest (`versions.json`, `docs.json`, `mint.json`...) or a generator's
+    config makes it a docs folder, and so do, without JSON, a documentation source at its
+    top or subfolders (Docusaurus keeps its pages in them). An empty folder stays a folder
+    of manifests to watch."""
     from .ignore import skipped_name
 
     try:
         with os.scandir(path) as listing:
-            entries = [(e.name.lower(), e.is_dir()) for e in listing if not e.name.startswith(".")]
+            entries = [(e.name, e.is_dir()) for e in listing]
     except OSError:
         return False
-    if any(name.endswith(".json") and name not in TOOL_JSON for name, _ in entries):
-        return False
+    names = {name for name, _ in entries}
+    if names & GENERATOR_CONFIGS or (path / ".vitepress").is_dir():
+        return True
+    entries = [(name.lower(), is_dir) for name, is_dir in entries if not name.startswith(".")]
+    json_files = [
+        name
+        for name, is_dir in entries
+        if name.endswith(".json") and not is_dir and name not in TOOL_JSON
+    ]
+    if json_files:
+        return not all(_is_manifest_json(path / name) for name in json_files)
     if any(os.path.splitext(name)[1] in SOURCE_SUFFIXES for name, _ in entries):
         return True
     return any(is_dir and not skipped_name(name, True) for name, is_dir in entries)
+
+
+# Config files a generator keeps at its folder's top: a folder holding one is a docs folder.
+GENERATOR_CONFIGS = frozenset(
+    {"mkdocs.yml", "mkdocs.yaml", "conf.py", "book.toml", "hugo.toml", "hugo.yaml"}
+    | {f"docusaurus.config.{ext}" for ext in ("js", "ts", "mjs", "cjs", "mts")}
+    | {f"astro.config.{ext}" for ext in ("mjs", "ts", "js", "mts")}
+)
+_MANIFEST_MARK = b'"pinax_manifest"'
+TOOL_JSON_MAX_BYTES = 16 * 1024 * 1024
+
+
+def _is_manifest_json(path: Path) -> bool:
+    """Whether a JSON file is a Pinax manifest: its key `pinax_manifest` within its first
+    64 KB (written first by `pinax build`; a hand-written one keeps it near the top too).
+    A FIFO, a device or a file too big for a docs tool's JSON counts as a manifest, so that
+    loading it says what is wrong with it (nothing here blocks on it or reads it whole)."""
+    from pinax.files import SpecialFile, open_regular
+
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > TOOL_JSON_MAX_BYTES:
+            return True
+        with open_regular(path, TOOL_JSON_MAX_BYTES) as reader:
+            return _MANIFEST_MARK in reader.read(64 * 1024)
+    except (OSError, SpecialFile):
+        return True
 
 
 def resolve_docs(

@@ -27,7 +27,7 @@ from pathlib import Path
 from urllib.parse import urljoin
 
 from pinax import manifest as manifest_io
-from pinax.errors import InvalidArgs
+from pinax.errors import InvalidArgs, PinaxError
 from pinax.files import SpecialFile, read_regular
 from pinax.manifest import (
     MAX_HEADING_LENGTH,
@@ -43,8 +43,9 @@ from pinax.manifest import (
 )
 from pinax.pages import SourcePage, source_page
 
-from . import ignore, layouts
+from . import generators, ignore, layouts
 from .docs import SOURCE_SUFFIXES
+from .generators import slugs
 from .markdown_outline import markdown_outline
 from .model import BuildOptions
 from .report import Reporter, count_pages
@@ -95,14 +96,26 @@ class FolderSource:
         if not self.root.is_dir():
             raise InvalidArgs(f"{self.root}: not a folder")
         self.root = self.root.resolve()
-        self.layout = self.options.layout or (
-            layouts.detect(self.root) if self.options.site_url else "plain"
+        self.given = self.root  # the folder as given (its config may move `root`)
+        layout = self.options.layout
+        if layout is not None and layout not in layouts.LAYOUTS + generators.GENERATORS:
+            known = ", ".join(dict.fromkeys(generators.GENERATORS + layouts.LAYOUTS))
+            raise InvalidArgs(f"--layout {layout!r} is not one of {known}")
+        # The generator's own config, when the folder has one (`--layout plain`: none).
+        self.site = None if layout in ("plain",) else _site_of(self.root, layout)
+        self.prefix = ""  # the read folder's path inside the site's pages folder
+        if self.site is not None and self.site.source.is_dir():
+            self.root, self.prefix = self.site.served_from(self.root)
+        self.layout = (
+            self.site.generator
+            if self.site is not None
+            else layout or (layouts.detect(self.root) if self.options.site_url else "plain")
         )
-        if self.layout not in layouts.LAYOUTS:
-            raise InvalidArgs(
-                f"--layout {self.layout!r} is not one of {', '.join(layouts.LAYOUTS)}"
-            )
         self.text_is_rst = self.layout == "sphinx" or (self.root / "conf.py").is_file()
+        self.slug_rule = self.site.slug_rule if self.site is not None else "github"
+        self.failed: dict[str, str] = {}  # path -> why it could not be parsed
+        self._told: set[str] = set()  # failed paths already warned about
+        self._warned = False
         self.reads = 0  # files read (parsed) since creation: a rebuild reads only changes
         # The .gitignore files seen together (folder, text) -> a number, and the ignore
         # verdicts by (that number, path, is a folder).
@@ -156,6 +169,8 @@ class FolderSource:
                     continue  # a linked folder is not followed: it may loop or lead out
                 if not stat.S_ISREG(info.st_mode) or not self._is_source(entry.name):
                     continue
+                if self.site is not None and not self.site.is_page(self.prefix + "/".join(path)):
+                    continue
                 if is_link and not _inside(entry.path, real_root):
                     continue
                 if rules and self._ignored(rules, version, path, False):
@@ -181,6 +196,8 @@ class FolderSource:
 
     def _is_source(self, name: str) -> bool:
         suffix = os.path.splitext(name)[1].lower()
+        if self.site is not None:
+            return suffix in self.site.suffixes
         return suffix in SOURCE_SUFFIXES or (suffix == ".txt" and self.text_is_rst)
 
     def build(
@@ -195,7 +212,12 @@ class FolderSource:
         max_pages = options.max_pages or options.limits.published_max_pages
         if options.site_url and not is_url(options.site_url):
             raise InvalidArgs(f"--url {options.site_url!r} is not an http(s) URL")
-        site = site_base(options.site_url) if options.site_url else self.root.as_uri() + "/"
+        if self.site is not None and not self._warned:
+            self._warned = True
+            for warning in self.site.warnings:
+                reporter.warn(warning)
+        published = self.published_url()
+        site = site_base(published) if published else self.root.as_uri() + "/"
         known: dict[str, tuple[Signature, Page | None]] = {}
         pages: list[Page] = []
         files: dict[str, str] = {}
@@ -225,11 +247,19 @@ class FolderSource:
             reporter.note(f"--include/--exclude left out {count_pages(filtered)}")
         if drafts:
             reporter.note(f"{count_pages(drafts)} marked draft: true left out")
+        failed = [path for path in known if path in self.failed]
+        unread -= len(failed)
+        failed = [path for path in failed if path not in self._told]  # said once, not per rebuild
+        self._told.update(failed)
+        for path in failed[:5]:
+            reporter.warn(f"skipped {self.root / path}: {self.failed[path]}")
+        if len(failed) > 5:
+            reporter.warn(f"skipped {len(failed) - 5} more files that could not be parsed")
         if unread:
             reporter.warn(f"{unread} files could not be read (too big, or not readable)")
         if not pages:
             raise InvalidArgs(f"{self.root}: no documentation files (.md, .mdx, .rst, .html)")
-        name = options.name or _default_name(self.root)
+        name = options.name or (self.site and self.site.name) or _default_name(self.given)
         if not NAME_PATTERN.match(name):
             raise InvalidArgs(
                 f"--name {name!r} is not a valid name (letters, digits, '.', '_', '-')"
@@ -237,7 +267,7 @@ class FolderSource:
         result = Manifest(
             name=name,
             url=site,
-            title=options.title or name,
+            title=options.title or (self.site and self.site.title) or name,
             pages=tuple(pages),
             source=str(self.root),
         )
@@ -272,34 +302,57 @@ class FolderSource:
             changed = os.stat(self.root / path).st_mtime
         except (OSError, SpecialFile):
             return None
-        sections = source_sections(path, body, self.root)
+        sections = source_sections(path, body, self.root, self.slug_rule)
         when = datetime.fromtimestamp(changed, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         return PageText(page.url, sections.titled(page.title), when)
 
+    def published_url(self) -> str | None:
+        """The site the pages are published on: `--url`, else the one the config names."""
+        if self.options.site_url:
+            return self.options.site_url
+        return self.site.site_url if self.site is not None else None
+
     def _page(self, path: str, site: str) -> Page | None:
         """One file's page, validated as `pinax serve` will load it (each page once, when
-        read: a rebuild after one change validates one page); None if it cannot be read."""
-        parsed = self._read(path)
-        if parsed is None:
+        read: a rebuild after one change validates one page); None if it cannot be read.
+        A file that cannot be parsed (nested beyond any parser's depth, malformed) is
+        recorded in `failed`, and the rest of the folder is served without it."""
+        self.failed.pop(path, None)
+        try:
+            parsed = self._read(path)
+            if parsed is None:
+                return None
+            if parsed.meta.get("draft", "").lower() == "true":
+                return _DRAFT
+            url = self._url(path, site, parsed)
+            title = parsed.title
+            if self.site is not None:
+                title = self.site.nav_titles.get(self.prefix + path) or title
+            folder = path.rpartition("/")[0]
+            page = Page(
+                url=url,
+                title=title[:500],
+                section=parent_section(url) if is_url(url) else "/" + folder,
+                description=parsed.description,
+            )
+            # The outline comes from `outline_of`, which keeps to the manifest's own bounds
+            # (levels, lengths, anchors, count): the rest is checked as a manifest's page is.
+            one = {"pinax_manifest": 1, "name": "folder", "url": site, "pages": [page.to_dict()]}
+            checked = manifest_io.from_dict(one, f"<build of {self.root / path}>").pages[0]
+        except (PinaxError, RecursionError, ValueError, MemoryError) as exc:
+            reason = exc.message if isinstance(exc, PinaxError) else type(exc).__name__
+            if isinstance(exc, RecursionError):
+                reason = "nested too deeply to parse"
+            self.failed[path] = reason
             return None
-        if parsed.meta.get("draft", "").lower() == "true":
-            return _DRAFT
-        url = self._url(path, site, parsed)
-        page = Page(
-            url=url,
-            title=parsed.title,
-            section=parent_section(url),
-            description=parsed.description,
-        )
-        # The outline comes from `outline_of`, which keeps to the manifest's own bounds
-        # (levels, lengths, anchors, count): the rest is checked as a manifest's page is.
-        one = {"pinax_manifest": 1, "name": "folder", "url": site, "pages": [page.to_dict()]}
-        checked = manifest_io.from_dict(one, f"<build of {self.root / path}>").pages[0]
         return replace(checked, outline=parsed.outline, symbols=parsed.symbols)
 
     def _url(self, path: str, site: str, parsed: Parsed) -> str:
-        if not self.options.site_url:
+        if not self.published_url():
             return (self.root / path).as_uri()
+        if self.site is not None:  # the page's title too: a blog post's URL is made of it
+            meta = {"title": parsed.title, **parsed.meta}
+            return urljoin(site, self.site.page_path(self.prefix + path, meta))
         return urljoin(site, layouts.page_path(path, self.layout, parsed.meta))
 
     def _read(self, path: str) -> Parsed | None:
@@ -308,12 +361,16 @@ class FolderSource:
             body = read_regular(self.root / path, MAX_FILE_BYTES)
         except (OSError, SpecialFile):
             return None
-        return parse_source(path, body, self.root)
+        return parse_source(path, body, self.root, self.slug_rule)
 
 
-def parse_source(path: str, body: bytes, root: Path | None = None) -> Parsed:
+def parse_source(
+    path: str, body: bytes, root: Path | None = None, slug_rule: str = "github"
+) -> Parsed:
     """Title, description, outline and (reST) API symbols of one source file (`path`
-    inside the docs folder `root`, whose repository reST may include from)."""
+    inside the docs folder `root`, whose repository reST may include from); a Markdown
+    heading's anchor is its `{#id}`, else the id `slug_rule`'s generator gives it
+    (generators/slugs.py); a reST heading's, the one Sphinx gives it."""
     suffix = os.path.splitext(path)[1].lower()
     fallback = _file_title(path)
     if suffix in HTML:
@@ -326,7 +383,7 @@ def parse_source(path: str, body: bytes, root: Path | None = None) -> Parsed:
     page = _source(path, body, root)
     meta = page.meta
     if page.headings is None:
-        first, outline = markdown_outline(page.markdown)
+        first, outline = markdown_outline(page.markdown, slugs.slugger(slug_rule))
     else:
         from .outlines import outline_of
 
@@ -355,9 +412,12 @@ def _symbols(objects: tuple) -> tuple[Symbol, ...]:
     return tuple(found.values())
 
 
-def source_sections(path: str, body: bytes, root: Path | None = None) -> Sections:
+def source_sections(
+    path: str, body: bytes, root: Path | None = None, slug_rule: str = "github"
+) -> Sections:
     """One source file's text cut at its outline's headings (as `parse_source` reads it)."""
-    from .outlines import html_cuts, markdown_read
+    from .markdown_outline import outline_cuts
+    from .outlines import html_cuts
 
     suffix = os.path.splitext(path)[1].lower()
     if suffix in HTML:
@@ -368,9 +428,16 @@ def source_sections(path: str, body: bytes, root: Path | None = None) -> Section
     page = _source(path, body, root)
     if page.headings is not None:
         return split(page.markdown, html_cuts(page.markdown, page.headings))
-    _, _, sections = markdown_read(page.markdown, True)
-    assert sections is not None
-    return sections
+    _, cuts = outline_cuts(page.markdown, slugs.slugger(slug_rule))
+    return split(page.markdown, cuts)
+
+
+def _site_of(folder: Path, layout: str | None) -> generators.Site | None:
+    """The folder's generator config, read (`layout`: only that generator's)."""
+    try:
+        return generators.detect(folder, layout if layout in generators.GENERATORS else None)
+    except ValueError as exc:
+        raise InvalidArgs(str(exc)) from None
 
 
 def _file_title(path: str) -> str:

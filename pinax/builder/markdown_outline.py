@@ -2,16 +2,17 @@
 the pages of an llms-full.txt), for `--outline`.
 
 Why separate from get_page's Markdown reading: the build only needs the ATX headings outside
-code fences, in one linear pass. Anchors: only a heading's explicit `{#id}` (kramdown, MkDocs
-attr_list, Docusaurus, Hugo), since how a site turns other headings into ids is its renderer's
-business, unknown from the Markdown alone.
+code fences, in one linear pass. Anchors: a heading's explicit `{#id}` (kramdown, MkDocs
+attr_list, Docusaurus, Hugo) first; else, given the `slugger` of the generator that renders
+the Markdown (a docs folder's, see generators/slugs.py), the id it makes; else none, since
+how a site turns headings into ids is its renderer's business.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from pinax.manifest import Heading
 
@@ -23,16 +24,23 @@ MAX_LINE = 2000  # a longer line is no heading worth an outline entry (titles st
 _ANCHOR_TEXT = re.compile(r"[^\s#{}]{1,500}")
 _LINK = re.compile(r"!?\[([^\][]*)\]\([^()]*\)")  # linear: no run rescanned
 _MARKS = re.compile(r"`|\*\*|__|<[^>\n]{0,200}>")
+_EMPHASIS = re.compile(
+    r"(?<![\w*])\*(?=\S)([^*\n]{1,500}?)(?<=\S)\*(?![\w*])|(?<![\w_])_(?=\S)([^_\n]{1,500}?)(?<=\S)_(?![\w_])"
+)
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 
 
-def markdown_outline(markdown: str) -> tuple[str | None, tuple[Heading, ...]]:
+def markdown_outline(
+    markdown: str, slugger: Callable[[str], str] | None = None
+) -> tuple[str | None, tuple[Heading, ...]]:
     """The first H1's text (None without one) and the h2..h6 below it, in order."""
-    title, cuts = outline_cuts(markdown)
+    title, cuts = outline_cuts(markdown, slugger)
     return title, tuple(cut.heading for cut in cuts if cut.heading is not None)
 
 
-def outline_cuts(markdown: str) -> tuple[str | None, list[Cut]]:
+def outline_cuts(
+    markdown: str, slugger: Callable[[str], str] | None = None
+) -> tuple[str | None, list[Cut]]:
     """The first H1's text, and every heading line as a `Cut`: the title's, the outline's
     entries, and the headings the outline leaves out (where `--content` cuts the text)."""
     from .outlines import outline_entries
@@ -50,6 +58,9 @@ def outline_cuts(markdown: str) -> tuple[str | None, list[Cut]]:
         level, text = found_heading
         text, anchor = _custom_id(text)
         text = " ".join(_plain(text).split())
+        if slugger is not None:
+            made = slugger(text)  # every heading, so repeated texts count as the site counts
+            anchor = anchor or made
         is_title = level == 1 and title is None
         if is_title:
             title = text or None
@@ -69,6 +80,8 @@ def _plain(text: str) -> str:
         text = _LINK.sub(r"\1", text)
     if "`" in text or "**" in text or "__" in text or "<" in text:
         text = _MARKS.sub("", text)
+    if "*" in text or "_" in text:  # `*em*`, `_em_`; never `snake_case`
+        text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
     if "\\" in text:
         text = _ESCAPE.sub(r"\1", text)
     return text
@@ -110,13 +123,22 @@ def _atx(line: str) -> tuple[int, str] | None:
 
 
 def _custom_id(text: str) -> tuple[str, str | None]:
-    """A heading's text without its trailing `{#id}`, and the id (None without one)."""
+    """A heading's text without its trailing attribute list, and the id it names (None
+    without one): `{#id}`, and attr_list's `{ #id .class key="v" }` or `{ id="id" }`."""
     if not text.endswith("}"):
         return text, None
-    start = text.rfind("{#")
-    anchor = text[start + 2 : -1] if start >= 0 else ""
-    if not _ANCHOR_TEXT.fullmatch(anchor):
+    start = text.rfind("{")
+    inner = text[start + 1 : -1].strip() if start >= 0 else ""
+    if not inner or (not inner.startswith(("#", ".")) and "=" not in inner):
         return text, None
+    anchor: str | None = None
+    for token in inner.split():
+        if token.startswith("#") and anchor is None:
+            anchor = token[1:]
+        elif token.startswith("id=") and anchor is None:
+            anchor = token[3:].strip("\"'")
+    if anchor is not None and not _ANCHOR_TEXT.fullmatch(anchor):
+        anchor = None
     return text[:start].rstrip(), anchor
 
 

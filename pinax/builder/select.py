@@ -2,7 +2,9 @@
 page per URL, and `--max-pages`.
 
 A pattern is a shell-style glob (`*` crosses `/`). With `://` in it, it is matched against
-the whole URL; otherwise against the URL's path: `--exclude '/blog/*'`.
+the whole URL; otherwise against the URL's path: `--exclude '/blog/*'`. A pattern without
+`/` also matches any one segment of the path, at any depth: `--exclude 'changelog*'`
+leaves out `/guide/changelog.html` (as in a `.gitignore`).
 """
 
 from __future__ import annotations
@@ -62,4 +64,8 @@ def select(
 
 def _matches(url: str, pattern: str) -> bool:
     target = url if "://" in pattern else (urlsplit(url).path or "/")
-    return fnmatchcase(target, pattern)
+    if fnmatchcase(target, pattern):
+        return True
+    if "/" in pattern:
+        return False
+    return any(fnmatchcase(segment, pattern) for segment in target.split("/") if segment)

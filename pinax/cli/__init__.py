@@ -14,8 +14,11 @@ import typer
 
 from pinax import __version__
 from pinax.cli import build, cache, config, doctor, page, search, serve
+from pinax.cli.common import json_errors
+from pinax.cli.usage import PinaxCommand, PinaxGroup
 
 app = typer.Typer(
+    cls=PinaxGroup,  # click's usage errors in Pinax's words (usage.py)
     help="Pinax: a live, searchable index of documentation sites for coding agents.",
     no_args_is_help=True,
     add_completion=False,
@@ -24,14 +27,14 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.command()(serve.serve)
-app.command()(search.search)
-app.command()(page.page)
-app.command()(build.build)
+app.command(cls=PinaxCommand)(serve.serve)
+app.command(cls=PinaxCommand)(search.search)
+app.command(cls=PinaxCommand)(page.page)
+app.command(cls=PinaxCommand)(build.build)
 app.add_typer(cache.cache_app, name="cache")
-app.command()(page.extract)
-app.command()(doctor.doctor)
-app.command()(config.config)
+app.command(cls=PinaxCommand)(page.extract)
+app.command(cls=PinaxCommand)(doctor.doctor)
+app.command(cls=PinaxCommand)(config.config)
 
 
 def version_callback(value: bool) -> None:
@@ -48,6 +51,7 @@ def root(
     ] = None,
 ) -> None:
     """Pinax: a live, searchable index of documentation sites for coding agents."""
+    json_errors(False)  # each command says whether its errors are JSON (--json)
 
 
 def main() -> None:

@@ -27,6 +27,7 @@ def build(
     source: Annotated[
         str,
         typer.Argument(
+            metavar="SOURCE",
             help="A docs site URL, a published llms.txt / sitemap.xml[.gz] / objects.inv "
             "(URL or file), or a folder of documentation sources (Markdown, MDX, reST, HTML).",
             show_default=False,

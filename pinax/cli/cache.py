@@ -11,7 +11,15 @@ from typing import Annotated, Any
 
 import typer
 
-from pinax.cli.common import CacheDirOption, JsonOption, fail, parse_duration, plural
+from pinax.cli.common import (
+    CacheDirOption,
+    JsonOption,
+    fail,
+    fail_on,
+    json_errors,
+    parse_duration,
+    plural,
+)
 from pinax.errors import PinaxError
 
 cache_app = typer.Typer(
@@ -124,10 +132,11 @@ def cache_stats(
     as_json: JsonOption = False,
 ) -> None:
     """How many pages, search indexes and built manifests the cache holds, their size and age."""
+    json_errors(as_json)
     try:
         report = cache_report(cache_folder(cache_dir))
     except PinaxError as exc:
-        fail(exc.message, 1)
+        fail_on(exc)
     if as_json:
         typer.echo(json.dumps(report, indent=2))
         return

@@ -87,11 +87,58 @@ LayoutOption = Annotated[
     typer.Option(
         "--layout",
         metavar="GENERATOR",
-        help="A docs folder's generator, for its pages' URLs under --url: mkdocs, "
-        "docusaurus, hugo, sphinx or plain [default: from its config file, else plain].",
+        help="A docs folder's generator: vitepress, mkdocs, docusaurus, hugo, sphinx, "
+        "starlight, mdbook, mintlify, or plain (the files as they are) [default: the one "
+        "whose config file the folder holds, else plain].",
         show_default=False,
     ),
 ]
+DocsFolderOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--docs-folder",
+        metavar="DIR",
+        help="A folder of documentation sources, whatever JSON files it holds (as --docs "
+        "dir:DIR). Repeatable.",
+        show_default=False,
+    ),
+]
+IncludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--include",
+        metavar="GLOB",
+        help="Keep only a docs folder's pages whose path matches this glob; one without '/' "
+        "matches a name at any depth (repeatable).",
+        show_default=False,
+    ),
+]
+ExcludeOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Leave out a docs folder's pages whose path matches this glob; one without '/' "
+        "matches a name at any depth (repeatable).",
+        show_default=False,
+    ),
+]
+
+
+@dataclass(frozen=True)
+class FolderOptions:
+    """How the command's docs folders are built: generator, --include, --exclude."""
+
+    layout: str | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+
+def with_docs_folders(docs: list[str] | None, docs_folder: list[str] | None) -> list[str]:
+    """The --docs arguments with each --docs-folder as `dir:DIR`."""
+    return [*(docs or ()), *(f"dir:{d}" for d in docs_folder or ())]
+
+
 HeaderOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -224,10 +271,59 @@ def safe_json(value: Any, **options: Any) -> str:
     return safe(json.dumps(value, ensure_ascii=False, **options))
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Report an error on stderr, one line, and exit (2: bad input or start-up; 1: a failure)."""
+SHOWN_INPUT = 80  # characters of a bad input an error echoes back (a 5 MB query is not)
+_json_errors = False  # set by a command given --json: its errors go to stdout as JSON too
+
+
+def json_errors(on: bool) -> None:
+    """With `on` (a command's --json), `fail` also writes the error as JSON on stdout, the
+    shape the tools answer with: `{"error": {"code", "message"}}`. Every command resets it."""
+    global _json_errors
+    _json_errors = on
+
+
+def shown(text: str) -> str:
+    """A bad input as an error echoes it: at most SHOWN_INPUT characters."""
+    return text if len(text) <= SHOWN_INPUT else text[:SHOWN_INPUT] + "..."
+
+
+# The tools' errors speak to a model of tools; on the command line the same advice names the
+# command (a person has no list_docs to call).
+_CLI_WORDS = (
+    ("(see list_docs)", "(`pinax doctor --docs ...` lists the loaded docs and their sites)"),
+    ("call get_page without a section", "run `pinax page` without --section"),
+    (
+        "call get_page again without a cursor (or with a section)",
+        "run `pinax page` again without --cursor (or with --section)",
+    ),
+    ("a cursor get_page returned", "a cursor `pinax page` printed (its next_cursor)"),
+    ("get_page only fetches", "`pinax page` only fetches"),
+    ("get_page reads files", "`pinax page` reads files"),
+)
+
+
+def cli_words(message: str) -> str:
+    """A tool's error message as the CLI says it (its tool names made commands)."""
+    for tool_words, command_words in _CLI_WORDS:
+        message = message.replace(tool_words, command_words)
+    return message
+
+
+def fail(message: str, code: int = 2, kind: str | None = None) -> NoReturn:
+    """Report an error on stderr, one line, and exit (2: bad input or start-up; 1: a failure).
+    Under --json it is also a JSON line on stdout; `kind` is its code (by default
+    invalid_args for exit 2, else internal)."""
+    message = cli_words(message)
     typer.echo(f"pinax: error: {safe(message)}", err=True)
+    if _json_errors:
+        error = {"code": kind or ("invalid_args" if code == 2 else "internal"), "message": message}
+        typer.echo(safe_json({"error": error}))
     raise typer.Exit(code)
+
+
+def fail_on(exc: PinaxError, code: int = 1) -> NoReturn:
+    """`fail` for a tool's error, keeping its code (not_found, fetch_failed...)."""
+    fail(exc.message, code, exc.code)
 
 
 def warn(message: str) -> None:
@@ -299,6 +395,7 @@ def resolve_sources(
         if path.is_dir() and not files:
             warn(f"--docs {arg}: the folder holds no manifests (*.json files)")
         found.paths.extend(files)
+    found.paths = manifest_files(found.paths)  # one file named twice loads once
     return found
 
 
@@ -312,6 +409,7 @@ def open_tools(
     contents: dict[str, Path] | None = None,
     folders: Any = None,
     credentials: Any = None,
+    folder_options: FolderOptions | None = None,
     cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
@@ -324,7 +422,7 @@ def open_tools(
     default, per_docs = parse_ttls(ttl or [])
     if folders is None:  # else `docs` are the other sources, split from the folders already
         docs, folder_paths = split_docs(docs)
-        folders = DocsFolders(folder_paths, site_url)
+        folders = DocsFolders(folder_paths, site_url, options=folder_options)
     built = folders.build() if folders else []
     sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)
     for missing in sources.unavailable:
@@ -360,6 +458,7 @@ def load_tools(
     need_docs: bool = True,
     contents: dict[str, Path] | None = None,
     credentials: Any = None,
+    folder_options: FolderOptions | None = None,
     cache_redis: str | None = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
@@ -376,6 +475,7 @@ def load_tools(
             site_url,
             credentials=credentials,
             contents=contents,
+            folder_options=folder_options,
             cache_redis=cache_redis,
         )
     except PinaxError as exc:

@@ -10,6 +10,7 @@ client starts servers from a folder of its own choosing.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -78,29 +79,62 @@ def serve_args(
     return args
 
 
-def snippet(kind: ClientKind, args: list[str], http_url: str | None = None) -> str:
+TOKEN_VARIABLE = "PINAX_TOKEN"
+
+
+def snippet(
+    kind: ClientKind, args: list[str], http_url: str | None = None, token: bool = False
+) -> str:
     """The text to paste: JSON for the clients that read a file, a command line for Claude
-    Code. `http_url` (or the `http` kind) gives the form that connects to a running server."""
+    Code. `http_url` (or the `http` kind) gives the form that connects to a running server;
+    with `token`, that form sends `Authorization: Bearer` from the PINAX_TOKEN variable (by
+    reference, in each client's own syntax: the secret itself is never printed)."""
     command = pinax_command()
     if kind == "http" and http_url is None:
         http_url = DEFAULT_HTTP_URL
+    bearer = f"Bearer ${{{TOKEN_VARIABLE}}}"
     if kind == "claude-code":
-        if http_url:
-            line = ["claude", "mcp", "add", "--transport", "http", NAME, http_url]
-        else:
-            line = ["claude", "mcp", "add", NAME, "--", *command, *args]
-        return shlex.join(line)
+        if not http_url:
+            return shlex.join(["claude", "mcp", "add", NAME, "--", *command, *args])
+        line = shlex.join(["claude", "mcp", "add", "--transport", "http", NAME, http_url])
+        # Double quotes: the shell puts the token in when the command runs.
+        return line + (f' --header "Authorization: Bearer ${TOKEN_VARIABLE}"' if token else "")
     local: dict[str, Any] = {"command": command[0], "args": [*command[1:], *args]}
     if kind == "vscode":
-        entry = {"type": "http", "url": http_url} if http_url else {"type": "stdio", **local}
-        return _json({"servers": {NAME: entry}})
+        if not http_url:
+            return _json({"servers": {NAME: {"type": "stdio", **local}}})
+        entry: dict[str, Any] = {"type": "http", "url": http_url}
+        if not token:
+            return _json({"servers": {NAME: entry}})
+        prompt = {"type": "promptString", "id": "pinax-token", "description": "Pinax token"}
+        entry["headers"] = {"Authorization": "Bearer ${input:pinax-token}"}
+        return _json({"inputs": [{**prompt, "password": True}], "servers": {NAME: entry}})
     if http_url and kind == "claude-desktop":
         entry = {"command": "npx", "args": ["-y", "mcp-remote", http_url]}
+        if token:  # mcp-remote puts ${PINAX_AUTH} in; Claude Desktop passes the env as written
+            entry["args"] += ["--header", "Authorization:${PINAX_AUTH}"]
+            entry["env"] = {"PINAX_AUTH": "Bearer <the server's PINAX_TOKEN>"}
     elif http_url:
         entry = {"type": "http", "url": http_url} if kind == "http" else {"url": http_url}
+        if token:
+            reference = "Bearer ${env:PINAX_TOKEN}" if kind == "cursor" else bearer
+            entry["headers"] = {"Authorization": reference}
     else:
         entry = local
     return _json({"mcpServers": {NAME: entry}})
+
+
+# Where the token comes from in each client's form, said on stderr when PINAX_TOKEN is set.
+TOKEN_NOTE = {
+    "claude-desktop": "replace <the server's PINAX_TOKEN> with the token (Claude Desktop "
+    "passes env values as written)",
+    "claude-code": "the shell puts $PINAX_TOKEN in when you run it (Claude Code then keeps "
+    "the token in its configuration)",
+    "cursor": "Cursor reads ${env:PINAX_TOKEN} from its environment",
+    "vscode": "VS Code asks for the token once (the pinax-token input)",
+    "http": "${PINAX_TOKEN} is read from the environment by clients that expand variables; "
+    "for others, put the token there",
+}
 
 
 def _json(data: dict[str, Any]) -> str:
@@ -111,6 +145,7 @@ def config(
     client: Annotated[
         ClientKind,
         typer.Argument(
+            metavar="CLIENT",
             help="claude-desktop, claude-code, cursor, vscode, or a generic stdio or http form.",
             show_default=False,
         ),
@@ -133,11 +168,18 @@ def config(
     """Print the configuration snippet for an MCP client to start (or reach) this Pinax."""
     if http_url is not None and "://" not in http_url:
         fail(f"--http-url {http_url!r} is not a URL (e.g. {DEFAULT_HTTP_URL})")
-    if not docs and http_url is None and client != "http":
-        typer.echo(
-            "pinax: note: no --docs given; the server will start with none (add --docs)",
-            err=True,
+    remote = http_url is not None or client == "http"
+    if not docs and not remote:
+        fail(
+            "give --docs (a manifest file, a folder of them, or a docs site URL): a server "
+            "started without docs refuses to start; or --http-url URL to reach a running one"
         )
+    for value in docs or []:
+        if "://" not in value and not Path(value).expanduser().exists():
+            fail(f"--docs {value}: no such file or folder (the client's server would not start)")
+    token = remote and bool(os.environ.get(TOKEN_VARIABLE))
     args = serve_args(docs or [], cache_dir, allow_private, site_url)
     typer.echo(f"pinax: {WHERE[client]}:", err=True)
-    typer.echo(snippet(client, args, http_url))
+    if token:
+        typer.echo(f"pinax: with the token from PINAX_TOKEN: {TOKEN_NOTE[client]}", err=True)
+    typer.echo(snippet(client, args, http_url, token))

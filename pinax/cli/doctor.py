@@ -30,6 +30,7 @@ from pinax.cli.common import (
     JsonOption,
     OptionalDocsOption,
     SiteUrlOption,
+    json_errors,
     plural,
     resolve_sources,
 )
@@ -351,9 +352,14 @@ def doctor(
 ) -> None:
     """Check the set-up: versions, cache, each library and its site, the client snippet;
     exit 1 when something is broken."""
+    json_errors(as_json)
     findings = diagnose(docs or [], cache_dir, allow_private or [], site_url, not offline)
     if as_json:
         typer.echo(json.dumps(findings.report, indent=2))
+        if findings.problems:  # the report says what; stderr says that something is broken
+            first = findings.problems[0]
+            more = f" (and {len(findings.problems) - 1} more)" if len(findings.problems) > 1 else ""
+            typer.echo(f"pinax: error: {first}{more}", err=True)
     else:
         for line in screen(findings.report):
             typer.echo(line)

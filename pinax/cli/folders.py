@@ -2,8 +2,9 @@
 and page, and (for serve) rebuilt when its files change, re-reading only the changed ones.
 
 A `--docs` folder is a docs folder when it holds documentation sources rather than
-manifests (see `pinax.builder.is_docs_folder`); `--url` gives its published site (its
-generator's layout read from its config file), else its pages are `file:` URLs.
+manifests (see `pinax.builder.is_docs_folder`), or when given as `dir:DIR` (`--docs-folder`);
+its generator's config gives its pages, URLs and titles (pinax/builder/generators/); `--url`
+(else the site the config names) its published site, else its pages are `file:` URLs.
 """
 
 from __future__ import annotations
@@ -15,12 +16,23 @@ from typing import Any
 
 from pinax.builder import is_docs_folder
 
+DIR_PREFIX = "dir:"
+
 
 def split_docs(docs: list[str]) -> tuple[list[str], list[Path]]:
-    """(the other `--docs` arguments, the docs folders), in the order given."""
+    """(the other `--docs` arguments, the docs folders), in the order given. `dir:DIR` is a
+    docs folder whatever it holds."""
+    from pinax.errors import InvalidArgs
+
     others: list[str] = []
     folders: list[Path] = []
     for arg in docs:
+        if arg.startswith(DIR_PREFIX):
+            path = Path(arg[len(DIR_PREFIX) :]).expanduser()
+            if not path.is_dir():
+                raise InvalidArgs(f"--docs-folder {path}: not a folder")
+            folders.append(path)
+            continue
         path = Path(arg).expanduser()
         if "://" not in arg and path.is_dir() and is_docs_folder(path):
             folders.append(path)
@@ -33,8 +45,13 @@ class DocsFolders:
     """The docs folders of one command, kept between builds so a rebuild is incremental."""
 
     def __init__(
-        self, folders: list[Path], site_url: str | None = None, layout: str | None = None
+        self,
+        folders: list[Path],
+        site_url: str | None = None,
+        layout: str | None = None,
+        options: Any = None,
     ) -> None:
+        """`options`: the command's `FolderOptions` (generator, --include, --exclude)."""
         self.sources: list[Any] = []
         self._looks: tuple[Any, ...] | None = None
         self._built: list[Any] = []  # each source's last build
@@ -42,8 +59,13 @@ class DocsFolders:
             return
         from pinax.builder import BuildOptions, FolderSource  # the build stack: only for folders
 
-        options = BuildOptions(site_url=site_url, layout=layout)
-        self.sources = [FolderSource(path, options) for path in folders]
+        build_options = BuildOptions(
+            site_url=site_url,
+            layout=layout or (options.layout if options else None),
+            include=options.include if options else (),
+            exclude=options.exclude if options else (),
+        )
+        self.sources = [FolderSource(path, build_options) for path in folders]
 
     def __bool__(self) -> bool:
         return bool(self.sources)

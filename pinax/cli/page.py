@@ -22,16 +22,21 @@ from pinax.cli.common import (
     TtlOption,
     credentials_or_fail,
     fail,
+    fail_on,
+    json_errors,
     load_tools,
     safe,
     safe_json,
     setup_logging,
+    shown,
 )
 from pinax.errors import PinaxError
 
 
 def page(
-    url: Annotated[str, typer.Argument(help="The page URL (on a loaded manifest's site).")],
+    url: Annotated[
+        str, typer.Argument(metavar="URL", help="The page URL (on a loaded manifest's site).")
+    ],
     docs: DocsOption,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
@@ -54,6 +59,7 @@ def page(
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Print a page as Markdown, as the get_page tool returns it (metadata on stderr)."""
+    json_errors(as_json)
     setup_logging(log_level)
     credentials = credentials_or_fail(header, headers_file)
     tools = load_tools(
@@ -68,7 +74,7 @@ def page(
     try:
         result = asyncio.run(tools.get_page(url, max_tokens, section, cursor))
     except PinaxError as exc:
-        fail(exc.message, 1)
+        fail_on(exc)
     if as_json:
         typer.echo(safe_json(result, indent=2))
         return
@@ -78,7 +84,9 @@ def page(
 
 
 def extract(
-    file: Annotated[str, typer.Argument(help="A saved HTML page, or - for standard input.")],
+    file: Annotated[
+        str, typer.Argument(metavar="FILE", help="A saved HTML page, or - for standard input.")
+    ],
     url: SiteUrlOption = None,
     charset: Annotated[
         str | None, typer.Option("--charset", help="The charset its server declared, if any.")
@@ -90,10 +98,11 @@ def extract(
 
     from pinax.pages import decode_html, extract_page
 
+    json_errors(as_json)
     try:
         body = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as exc:
-        fail(f"cannot read {file}: {exc.strerror or exc}")
+        fail(f"cannot read {shown(file)}: {exc.strerror or exc}")
     page = extract_page(decode_html(body, charset), url or "")
     if as_json:
         typer.echo(safe_json(asdict(page), indent=2))
@@ -102,4 +111,4 @@ def extract(
     else:
         typer.echo(safe(page.markdown), nl=False)
     if page.js_shell:  # get_page refuses such a page with the same words
-        fail(page.shell_problem(url or file), 1)
+        fail(page.shell_problem(url or file), 1, "fetch_failed")

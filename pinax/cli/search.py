@@ -13,26 +13,35 @@ from pinax.cli.common import (
     CacheDirOption,
     ContentOption,
     ContentWeightOption,
-    DocsOption,
+    DocsFolderOption,
     EmbeddingWeightOption,
+    ExcludeOption,
+    FolderOptions,
+    IncludeOption,
     JsonOption,
+    LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
+    OptionalDocsOption,
     SiteUrlOption,
     fail,
+    fail_on,
+    json_errors,
     load_tools,
     parse_contents,
     safe,
     safe_json,
     setup_logging,
+    shown,
     warn,
     weights_or_fail,
+    with_docs_folders,
 )
 from pinax.errors import PinaxError
 
 
 def search(
-    docs: DocsOption,
+    docs: OptionalDocsOption = None,
     query: Annotated[
         str | None,
         typer.Argument(
@@ -62,13 +71,27 @@ def search(
     cache_dir: CacheDirOption = None,
     allow_private: AllowPrivateOption = None,
     site_url: SiteUrlOption = None,
+    docs_folder: DocsFolderOption = None,
+    layout: LayoutOption = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
     log_level: LogLevelOption = "warning",
 ) -> None:
     """Search the manifests from the shell, as the search_pages tool does."""
+    json_errors(as_json or query is None)  # a batch answers in JSON lines
     setup_logging(log_level)
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)
     contents = parse_contents(content)
-    tools = load_tools(docs, cache_dir, None, allow_private, False, site_url, contents=contents)
+    tools = load_tools(
+        with_docs_folders(docs, docs_folder),
+        cache_dir,
+        None,
+        allow_private,
+        False,
+        site_url,
+        contents=contents,
+        folder_options=FolderOptions(layout, tuple(include or ()), tuple(exclude or ())),
+    )
     tools.library.load_contents()  # a bad content file is warned about, not fatal
     for entry in tools.library.describe():
         if entry.get("content", {}).get("state") == "unavailable":
@@ -90,7 +113,7 @@ def search(
     try:
         answer = tools.search_pages(query, **options)
     except PinaxError as exc:
-        fail(exc.message, 1)
+        fail_on(exc)
     if as_json:
         typer.echo(safe_json(answer, indent=2))
         return
@@ -106,7 +129,7 @@ def search_lines(tools: Any, lines: Iterable[str], options: dict[str, Any]) -> N
         try:
             row: dict[str, Any] = tools.search_pages(text, **options)
         except PinaxError as exc:
-            row = {"query": text, **exc.to_dict()}
+            row = {"query": shown(text), **exc.to_dict()}
         write(safe_json(row) + "\n")
 
 

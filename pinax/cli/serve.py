@@ -13,13 +13,17 @@ from pinax.cli.common import (
     CacheRedisOption,
     ContentOption,
     ContentWeightOption,
-    DocsOption,
+    DocsFolderOption,
     EmbeddingWeightOption,
+    ExcludeOption,
+    FolderOptions,
     HeaderOption,
     HeadersFileOption,
+    IncludeOption,
     LayoutOption,
     LexicalWeightOption,
     LogLevelOption,
+    OptionalDocsOption,
     SiteUrlOption,
     TtlOption,
     credentials_or_fail,
@@ -31,12 +35,23 @@ from pinax.cli.common import (
     setup_logging,
     warn,
     weights_or_fail,
+    with_docs_folders,
 )
 from pinax.errors import PinaxError
 
 
+def port_in_range(value: int) -> int:
+    """A TCP port, 0..65535: the socket layer would wrap 99999 around to 34463."""
+    if not 0 <= value <= 65535:
+        raise typer.BadParameter(f"a port is 0..65535 (0 picks a free one), got {value}")
+    return value
+
+
 def serve(
-    docs: DocsOption,
+    docs: OptionalDocsOption = None,
+    docs_folder: DocsFolderOption = None,
+    include: IncludeOption = None,
+    exclude: ExcludeOption = None,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
@@ -55,7 +70,12 @@ def serve(
     host: Annotated[
         str, typer.Option("--host", help="HTTP address; beyond loopback a token is required.")
     ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="HTTP port (0 picks a free one).")] = 8765,
+    port: Annotated[
+        int,
+        typer.Option(
+            "--port", help="HTTP port, 0..65535 (0 picks a free one).", callback=port_in_range
+        ),
+    ] = 8765,
     token: Annotated[
         str | None,
         typer.Option(
@@ -135,13 +155,15 @@ def serve(
     )
     if http and (problem := settings.problem()):
         fail(problem)
-    if docs and (watch or any(Path(arg).is_dir() for arg in docs)):
+    docs = with_docs_folders(docs, docs_folder)
+    folder_options = FolderOptions(layout, tuple(include or ()), tuple(exclude or ()))
+    if docs and (watch or any(_is_folder(arg) for arg in docs)):
         from pinax.cli.folders import DocsFolders, split_docs
         from pinax.server import LiveTools, one_generation, settle_after_reload
 
         try:
             others, folder_paths = split_docs(docs)
-            folders = DocsFolders(folder_paths, site_url, layout)
+            folders = DocsFolders(folder_paths, site_url, options=folder_options)
             tools: Any = LiveTools(
                 lambda: weighted(
                     open_tools(
@@ -174,6 +196,7 @@ def serve(
             need_docs=False,
             contents=contents,
             credentials=credentials,
+            folder_options=folder_options,
             cache_redis=cache_redis,
         )
         weighted(tools, weights)
@@ -197,6 +220,10 @@ def serve(
     serve_http(server, settings, log_level)
 
 
+def _is_folder(arg: str) -> bool:
+    return arg.startswith("dir:") or Path(arg).is_dir()
+
+
 def weighted(tools: Any, weights: tuple[float, float, float]) -> Any:
     """The tools, with `weights` as search_pages' default (lexical, embedding, content)."""
     tools.weights = weights
@@ -207,9 +234,15 @@ def serve_http(server: Any, settings: Any, log_level: str) -> None:
     from pinax.server import serve_http as run
 
     try:
-        run(server, settings, log_level, lambda line: typer.echo(f"pinax: {line}", err=True))
+        run(server, settings, log_level, say)
     except OSError as exc:
         fail(f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}")
+
+
+def say(text: str) -> None:
+    """A start-up message on stderr, each of its lines marked as Pinax's."""
+    for line in text.splitlines():
+        typer.echo(f"pinax: {line}", err=True)
 
 
 def start_line(tools: Any) -> str:

@@ -439,11 +439,26 @@ def _kind(value: Any) -> str:
 
 def manifest_files(docs: Iterable[Path]) -> list[Path]:
     """The manifest files named by `docs`: a folder stands for the `*.json` files in it (a FIFO
-    or device among them too, so that loading refuses it by name instead of skipping it)."""
+    or device among them too, so that loading refuses it by name instead of skipping it). A
+    file named twice (a folder and a file in it, a symlink) is listed once."""
     files: list[Path] = []
+    seen: set[object] = set()
     for entry in docs:
-        if entry.is_dir():
-            files.extend(sorted(p for p in entry.glob("*.json") if not p.is_dir()))
-        else:
-            files.append(entry)
+        found = (
+            sorted(p for p in entry.glob("*.json") if not p.is_dir()) if entry.is_dir() else [entry]
+        )
+        for path in found:
+            if (key := _identity(path)) not in seen:  # the same file named twice: once
+                seen.add(key)
+                files.append(path)
     return files
+
+
+def _identity(path: Path) -> object:
+    """What makes two names one file: its device and inode (a symlink, another relative
+    path, a folder and a file in it), else its resolved path."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return str(path.absolute())
+    return (stat.st_dev, stat.st_ino)

@@ -260,25 +260,47 @@ def _folders(paths: Sequence[str]) -> list[str]:
 
 
 def _top_sections(paths: Sequence[str], base: str) -> list[tuple[str, int]]:
-    """Top-level sections below the base path with their page counts, largest first.
+    """Top-level sections with their page counts, largest first; each count is what
+    get_section_pages of that section lists.
 
-    A page belongs to the section named by the first path segment below the base when that
-    segment has pages below it; pages directly at the top count under the base.
+    Below the base path a section is the first segment that has pages below it. The base
+    itself (the root entry) lists every page below it, so it counts them all; pages outside
+    it (on another host, say) form sections of their own, named by the shortest prefix of
+    their path that does not lead to the base.
     """
     root = base or "/"
     inside = base + "/"
-    firsts: list[str | None] = []
+    counts: Counter[str] = Counter()
+    firsts: list[str] = []
     folders = set()
     for path in paths:
-        rest = path[len(base) :] if path.startswith(inside) else ""
+        if base and not path.startswith(inside) and path != base:
+            counts[_outside_section(path, base)] += 1
+            continue
+        counts[root] += 1
+        rest = path[len(base) :]
         if "//" in rest:
             rest = "/".join(s for s in rest.split("/") if s)
         first, _, below = rest.lstrip("/").partition("/")
-        firsts.append(first or None)
+        if first:
+            firsts.append(first)
         if below:
             folders.add(first)
-    counts = Counter(f"{base}/{first}" if first in folders else root for first in firsts)
+    for first in firsts:
+        if first in folders:
+            counts[f"{base}/{first}"] += 1
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _outside_section(path: str, base: str) -> str:
+    """The shortest prefix of `path` (outside `base`) that is not `base` or above it: its
+    pages are then exactly the pages below that prefix."""
+    parts = [s for s in path.split("/") if s]
+    for n in range(1, len(parts) + 1):
+        prefix = "/" + "/".join(parts[:n])
+        if not (base + "/").startswith(prefix + "/"):
+            return prefix
+    return base or "/"
 
 
 class Picked(Sequence[T]):

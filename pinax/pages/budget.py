@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import json
 import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -253,6 +254,42 @@ _documents: OrderedDict[str, Document] = OrderedDict()
 _documents_lock = threading.Lock()  # pages are cut on worker threads, several at once
 
 
+def page_document(page: dict[str, Any]) -> Document:
+    """A page's document as get_page shows it: its headings with the page's own ids."""
+    doc = document(page["markdown"], page["content_hash"])
+    return _with_page_ids(doc, page.get(HEADING_IDS), page["content_hash"])
+
+
+def _with_page_ids(doc: Document, ids: Any, content_hash: str) -> Document:
+    """The document with each heading's anchor the page's own id where the page gives one
+    (an HTML page's `<h2 id="env">`), not a slug of its text: the anchor a link opens, in
+    the outline and the section get_page reports, and counted in the budget as shown."""
+    if not isinstance(ids, list) or len(ids) != len(doc.headings):
+        return doc
+    own = [i if isinstance(i, str) and i and len(i) <= 500 else None for i in ids]
+    if not any(own) or all(
+        i is None or i == h.anchor for h, i in zip(doc.headings, own, strict=True)
+    ):
+        return doc
+    key = f"{content_hash} ids:{hash(tuple(own))}"
+    with _documents_lock:
+        found = _documents.get(key)
+    if found is None or found.markdown != doc.markdown:
+        found = copy.copy(doc)
+        for name in ("entries", "plains", "parents"):
+            found.__dict__.pop(name, None)  # cached from the slugs' headings
+        found.outlines = {}
+        found.headings = [
+            replace(h, anchor=i) if i else h for h, i in zip(doc.headings, own, strict=True)
+        ]
+    with _documents_lock:
+        _documents[key] = found
+        _documents.move_to_end(key)
+        while len(_documents) > 16:
+            _documents.popitem(last=False)
+    return found
+
+
 def document(markdown: str, content_hash: str) -> Document:
     """The parsed page, kept for the last few pages so repeated reads skip the scan."""
     with _documents_lock:
@@ -284,7 +321,7 @@ def window(
     """
     markdown: str = page["markdown"]
     content_hash: str = page["content_hash"]
-    doc = document(markdown, content_hash)
+    doc = page_document(page)
     meta = {k: v for k, v in page.items() if k not in ("markdown", HEADING_IDS, ENTRIES)}
     meta["total_tokens"] = doc.tokens
     inner: range | None = None  # the outline's headings, on a first call only

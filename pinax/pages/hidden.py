@@ -26,42 +26,136 @@ _ATTRIBUTE = re.compile(
 _BLANKS = re.compile(r"[\t\n\f\r ]+")
 _BRACES = re.compile(r"[{}]")
 _LINE_BLANKS = re.compile(r"[ \t]*+")
-_FAR_OFF = re.compile(r"-\d{3,}(?:\.\d*)?(?:px|em|rem|pt|vw|vh|%)?$")
 _SIMPLE_SELECTOR = re.compile(r"[a-zA-Z0-9_-]*(?:[.#][a-zA-Z0-9_-]+)+$")
 _DROPPED_ELEMENTS = frozenset({"script", "style", "template", "noscript", "head", "title"})
 _MAX_RULES = 200  # hiding rules read from a page's style sheets; a page needs a handful
 
 
 def hides(style: str) -> bool:
-    """Whether an inline style (or a rule's declarations) makes its element invisible:
-    display:none, visibility:hidden|collapse, opacity:0, font-size:0, a transparent colour,
-    off-screen positioning or indent, or a zero scale, whatever the spacing, case or
-    `!important`."""
+    """Whether an inline style (or a rule's declarations) makes its element invisible,
+    whatever the spacing, case or `!important`: every way CSS hides text that one element's
+    own declarations can say (a colour against an ancestor's background cannot be seen from
+    here). See `_HIDING` for the list, held against Readability, trafilatura and the
+    browsers' accessibility tree."""
     return bool(style) and _hides(style)
+
+
+# The ways one element's declarations hide its text, each checked by `_hides` (issue 38
+# item 9). Readability (`_isProbablyVisible`) and trafilatura look at display:none,
+# visibility:hidden, the `hidden` attribute and aria-hidden only; the browsers' accessibility
+# tree also leaves out `content-visibility: hidden` and a `<dialog>` that is not open. The rest
+# are the ways pages hide text from sight while keeping it in the document (image
+# replacement, "visually hidden" and cloaking patterns):
+_HIDING = (
+    "display: none",
+    "visibility: hidden | collapse",
+    "content-visibility: hidden",
+    "opacity: 0 (or all but 0), filter: opacity(0)",
+    "font-size: 0 or under a pixel, font: 0/0 shorthand",
+    "color: transparent, alpha 0 (rgba, hsla, #rgba, #rrggbbaa), -webkit-text-fill-color "
+    "transparent (unless background-clip: text paints it)",
+    "color equal to the element's own background colour",
+    "transform / scale / translate: a zero scale or a move far off screen",
+    "text-indent far off (negative; or positive with overflow hidden)",
+    "position absolute | fixed | relative with left/top/right (fixed: bottom) far off, or a "
+    "negative margin far off",
+    "clip: rect() of a pixel or less; clip-path: inset(50%) or more, circle(0), ellipse(0), "
+    "a polygon of zeros",
+    "width or height (or max-) of a pixel or less, or line-height 0 with height 0, with "
+    "overflow hidden | clip",
+)
+_NUMBER = re.compile(r"-?(?:\d+\.?\d*|\.\d+)")
+_FAR = 200.0  # pixels (or points) past which a move puts text off the screen
+_NAMED = {"white": "#ffffff", "black": "#000000"}
 
 
 @functools.lru_cache(maxsize=4096)  # a table's cells repeat their style, row after row
 def _hides(style: str) -> bool:
     declarations: dict[str, str] = {}
+    clip = ""
     for declaration in style.lower().split(";"):
         name, _, value = declaration.partition(":")
-        value = _BLANKS.sub("", value).replace("!important", "")
-        declarations[_BLANKS.sub("", name)] = value
+        name = _BLANKS.sub("", name)
+        if name == "clip":  # rect(0 0 0 0): its blanks separate numbers
+            clip = " ".join(value.replace("!important", "").split())
+        declarations[name] = _BLANKS.sub("", value).replace("!important", "")
     get = declarations.get
     if get("display") == "none" or get("visibility") in ("hidden", "collapse"):
         return True
-    if _zero(get("opacity", "1")) or _zero(get("font-size", "1")):
+    if get("content-visibility") == "hidden":
         return True
-    colour = get("color", "")
-    if colour == "transparent" or _transparent(colour):
+    if _tiny(get("opacity", "1"), 0.01):
         return True
-    if get("transform", "").startswith(("scale(0)", "scale(0,", "scale(0.0)")):
+    if (pass_filter := get("filter", "")).startswith("opacity(") and _tiny(pass_filter[8:], 0):
         return True
-    if _FAR_OFF.match(get("text-indent", "")):
+    if _small_font(get("font-size", "")) or _small_font(get("font", "").split("/")[0]):
         return True
-    if get("position") in ("absolute", "fixed"):
-        return any(_FAR_OFF.match(get(side, "")) for side in ("left", "top", "right"))
+    painted_by_background = "text" in (
+        get("background-clip", ""),
+        get("-webkit-background-clip", ""),
+    )
+    for colour in (get("color", ""), get("-webkit-text-fill-color", "")):
+        if _see_through(colour) and not painted_by_background:
+            return True
+    colour = _colour(get("color", ""))
+    background = _colour(get("background-color", "") or get("background", ""))
+    if colour is not None and colour == background:
+        return True
+    if _transformed_away(get("transform", "")) or _tiny(get("scale", "1").split(",")[0], 0):
+        return True
+    if _far(get("translate", "").split(",")[0]):
+        return True
+    overflow_hidden = any(
+        get(name, "") in ("hidden", "clip") for name in ("overflow", "overflow-x", "overflow-y")
+    )
+    indent = get("text-indent", "")
+    if _far(indent, negative=True) or (_far(indent) and overflow_hidden):
+        return True
+    position = get("position")
+    sides = ("left", "top", "right", "bottom") if position == "fixed" else ("left", "top", "right")
+    if position in ("absolute", "fixed", "relative") and any(_far(get(side, "")) for side in sides):
+        return True
+    if any(_far(get(side, ""), negative=True) for side in ("margin-left", "margin-top")):
+        return True
+    if _clipped(clip, get("clip-path", "")):
+        return True
+    if overflow_hidden:
+        boxes = ("width", "height", "max-width", "max-height")
+        if any(_tiny(get(box, ""), 1) for box in boxes):
+            return True
     return False
+
+
+def _length(value: str) -> float | None:
+    """The number a length or number starts with (`-9999px` is -9999), or None."""
+    match = _NUMBER.match(value)
+    return float(match.group()) if match else None
+
+
+def _tiny(value: str, at_most: float) -> bool:
+    """A length or number of at most `at_most` (and not negative): `0`, `.0px`, `1px`."""
+    number = _length(value)
+    return number is not None and 0 <= number <= at_most and not value.startswith("-")
+
+
+def _small_font(value: str) -> bool:
+    """A font size under a pixel: `0`, `0.5px`, `0.01em`."""
+    number = _length(value)
+    if number is None or value.startswith("-"):
+        return False
+    unit = value[len(_NUMBER.match(value).group()) :]  # type: ignore[union-attr]
+    return number == 0 or (unit in ("px", "pt") and number < 1) or number < 0.05
+
+
+def _far(value: str, negative: bool = False) -> bool:
+    """A move far off the screen (`-9999px`, `-100em`, `100%`; with `negative` only
+    leftward or up)."""
+    match = _NUMBER.match(value)
+    if match is None:
+        return False
+    number, unit = float(match.group()), value[match.end() :]
+    limit = 100.0 if unit in ("%", "vw", "vh") else 60.0 if unit in ("em", "rem") else _FAR
+    return number <= -limit if negative else abs(number) >= limit
 
 
 def _zero(value: str) -> bool:
@@ -70,12 +164,74 @@ def _zero(value: str) -> bool:
     return digits != "" and not digits.strip("0")
 
 
+def _see_through(colour: str) -> bool:
+    """`transparent`, or an alpha of zero: rgba(..., 0), hsl(... / 0), #rgb0, #rrggbb00."""
+    if colour == "transparent":
+        return True
+    if colour.startswith("#") and len(colour) in (5, 9):
+        return not colour[-(len(colour) // 4) :].strip("0")
+    return _transparent(colour)
+
+
 def _transparent(colour: str) -> bool:
     """rgba(..., 0), hsla(..., 0), rgb(... / 0) and the like."""
     if not colour.endswith(")") or not colour.startswith(("rgb", "hsl")):
         return False
     alpha = colour[:-1].replace("/", ",").rpartition(",")[2]
     return _zero(alpha) and ("," in colour or "/" in colour)
+
+
+def _colour(value: str) -> str | None:
+    """A solid colour as `#rrggbb` (hex, rgb() or black/white), else None."""
+    value = _NAMED.get(value, value)
+    if (
+        value.startswith("#")
+        and len(value) in (4, 7)
+        and all(c in "0123456789abcdef" for c in value[1:])
+    ):
+        return "#" + "".join(c * 2 for c in value[1:]) if len(value) == 4 else value
+    if value.startswith("rgb(") and value.endswith(")"):
+        parts = value[4:-1].replace("/", ",").split(",")
+        if len(parts) == 3 and all(p.isdigit() for p in parts):
+            return "#" + "".join(f"{min(int(p), 255):02x}" for p in parts)
+    return None
+
+
+def _transformed_away(transform: str) -> bool:
+    """A transform that scales to zero or moves far off: scale(0), scalex(0), scale(1,0),
+    scale3d(0,...), matrix(0,0,0,0,...), translate(-9999px), translatex(-9999px)..."""
+    for function in transform.split(")"):
+        name, _, arguments = function.partition("(")
+        values = arguments.split(",")
+        if name.startswith("scale") and any(_tiny(v, 0) for v in values[:2]):
+            return True
+        if name == "matrix" and len(values) >= 4 and _tiny(values[0], 0) and _tiny(values[3], 0):
+            return True
+        if name.startswith("translate") and any(_far(v) for v in values[:2]):
+            return True
+    return False
+
+
+def _clipped(clip: str, clip_path: str) -> bool:
+    """clip: rect() a pixel or less across; clip-path inset(50%+), circle(0), ellipse(0), or
+    a polygon of zeros."""
+    if clip.startswith("rect(") and clip.endswith(")"):
+        sides = [_length(p) for p in clip[5:-1].replace(",", " ").split()]
+        if len(sides) == 4 and None not in sides:
+            top, right, bottom, left = sides  # type: ignore[misc]
+            if right - left <= 1 or bottom - top <= 1:
+                return True
+    shape, _, inside = clip_path.partition("(")
+    if shape in ("circle", "ellipse") and _tiny(inside, 0):
+        return True
+    if clip_path.startswith("inset("):
+        first = clip_path[6:].split(")")[0].split(",")[0]
+        number = _length(first)
+        return number is not None and first.endswith("%") and number >= 50
+    if shape == "polygon":
+        numbers = _NUMBER.findall(inside)
+        return bool(numbers) and all(float(n) == 0 for n in numbers)
+    return False
 
 
 def hiding_rules(css: str) -> list[str]:

@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 MAGIC = b"PINAXIDX"
 TRAILER = b"PINAXEND"
-FORMAT = 1
+FORMAT = 2  # 2: top_sections count the root entry whole, and pages outside it apart
 ALIGN = 64
 _LENGTH = struct.Struct("<Q")
 
@@ -162,6 +162,10 @@ class IndexCache:
 
     def index_path(self, digest: str) -> Path:
         return self.folder / f"{digest}.pxi"
+
+    def index_for(self, raw: bytes) -> Path:
+        """Where the index of a manifest with these bytes is (whatever its path)."""
+        return self.index_path(content_hash(raw, self.version))
 
     def known_hash(self, manifest: Path) -> str | None:
         """The content hash recorded for this manifest file, if the file is unchanged since

@@ -12,6 +12,7 @@ whole library between two calls; clients are told through both protocol eras' ch
 
 from __future__ import annotations
 
+import difflib
 import json
 import logging
 import threading
@@ -34,7 +35,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ConfigDict
 
 from pinax import __version__
-from pinax.errors import PinaxError, error_result
+from pinax.errors import NotFound, PinaxError, error_result
 from pinax.server.reload import LiveTools, generation
 from pinax.server.render import render
 from pinax.server.resources import add_resources, docs_resources
@@ -143,6 +144,23 @@ class PinaxServer(MCPServer):
 
     async def list_resources(self) -> list[Resource]:
         return [*await super().list_resources(), *docs_resources(self.loaded_docs())]
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        """An unknown tool answers in the error shape of every other failure (the SDK's own
+        answer is plain text: `Unknown tool: x`)."""
+        if self._tool_manager.get_tool(name) is None:
+            return _failure(name, unknown_tool(name, [spec.name for spec in SPECS]))
+        return await super().call_tool(name, arguments, context)
+
+
+def unknown_tool(name: str, known: list[str]) -> NotFound:
+    """`not_found` for a tool name, with the closest names (a long name shown cut short)."""
+    shown = name if len(name) <= 80 else name[:80] + "..."
+    close = difflib.get_close_matches(name[:200], known, n=2, cutoff=0.5)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    return NotFound(f"no tool named {shown!r}{hint}; tools: {', '.join(known)}")
 
 
 def create_server(

@@ -46,7 +46,16 @@ KEEP_ALIVE = 5.0  # seconds an idle connection stays open between requests
 SESSION_IDLE_TIMEOUT = 300.0  # with --sessions: seconds a session lives unused
 MAX_SESSIONS = 1_000  # with --sessions: about 50 KB each; the SDK refuses more with 503
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-UNAUTHORIZED = b'{"error":"unauthorized","message":"send Authorization: Bearer <token>"}'
+# What a 401 says: a fixed token in a header, no OAuth. The challenge names the scheme only
+# (HTTP wants one on a 401) and carries no `resource_metadata`, the parameter by which the MCP
+# authorization spec has a server advertise OAuth; no /.well-known metadata is served either.
+# OAuth-first clients (the MCP Inspector) still try discovery on any 401, and then show this
+# body: it says what to set instead.
+UNAUTHORIZED = (
+    b'{"error":"unauthorized","message":"this server needs \'Authorization: Bearer <token>\' '
+    b"(set it in the client's headers; the token is the server's PINAX_TOKEN). "
+    b'Pinax has no OAuth: do not sign in."}'
+)
 
 
 @dataclass

@@ -5,7 +5,8 @@ and cheap for the handful of files a server loads; a docs folder is watched thro
 look at its files' stat (in a worker thread). A change rebuilds everything in a worker
 thread, search indexes included, and only a complete new `Tools` replaces the old one, so a
 call sees either the old docs or the new, never a mix. A new file that does not load leaves
-the old docs in place and says why in the log; the next change tries again.
+the old docs in place and says why in the log and in list_docs (`stale`: since when, and the
+error); the next change tries again.
 
 A folder of manifests is often swapped whole: a symlink flipped to a new folder. The opener
 is given the folders' real paths, resolved once per load, so one load reads one folder, never
@@ -143,6 +144,7 @@ class LiveTools:
             fresh, name = await anyio.to_thread.run_sync(self._build)
         except PinaxError as exc:
             log.warning("manifests changed but did not load; keeping the loaded ones: %s", exc)
+            self._failed(exc.message, getattr(exc, "source", None))
             return False
         except Exception as exc:  # a bug, not a bad file: keep serving all the same
             log.error(
@@ -150,6 +152,7 @@ class LiveTools:
                 type(exc).__name__,
                 exc,
             )
+            self._failed(f"internal error ({type(exc).__name__}); see the server log", None)
             return False
         previous, self.tools, self.generation = self.tools, fresh, name
         self.reloads += 1
@@ -165,6 +168,13 @@ class LiveTools:
         took = anyio.current_time() - started
         log.info("manifests reloaded in %.2f s: %s (generation %s)", took, names, name)
         return True
+
+    def _failed(self, error: str, source: str | None) -> None:
+        """The loaded docs say (in list_docs) that a change to them did not load, since when
+        and why, until a later change loads."""
+        stale = self.tools.stale
+        since = stale["since"] if stale else time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.tools.stale = {"since": since, "error": error, "source": source}
 
     def _build(self) -> tuple[Tools, str]:
         tools = self._open()

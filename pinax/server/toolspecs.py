@@ -170,6 +170,18 @@ LIST_DOCS = ToolSpec(
                     reason=_string("Why the content is not searched"),
                     note=_string("What of the content file was left out"),
                 ),
+                hosts=_list(
+                    "Hosts other than the site's that some of its pages are on (present only "
+                    "then): get_page reads any page on them too",
+                    _string("A host, e.g. raw.githubusercontent.com"),
+                ),
+                stale=_object(
+                    "Present when its manifest changed but the change did not load: this set "
+                    "is what it was before, since `since`; `error` says why",
+                    ("since", "error"),
+                    since=_string("When the failed change was first seen (UTC, ISO 8601)"),
+                    error=_string("Why the change did not load"),
+                ),
             ),
         ),
         unavailable=_list(

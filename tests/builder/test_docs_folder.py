@@ -6,12 +6,12 @@ generator's author wrote), laid out as a docs folder in a temporary directory at
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import anyio
@@ -25,6 +25,7 @@ from pinax.errors import FetchFailed, InvalidArgs, PinaxError
 from pinax.pages import rst_to_markdown, split_front_matter
 from pinax.tools import Tools
 from tests.conftest import shared_path
+from tests.support.work import HANG, assert_linear
 
 FIXTURES = ("fixtures", "sites")
 
@@ -222,14 +223,15 @@ def test_gitignore_matching() -> None:
     assert ignored(rules, ("b1.md",), False) and not ignored(rules, ("c1.md",), False)
     nested = parse_gitignore("*.md\n", ("sub",))
     assert ignored(nested, ("sub", "x.md"), False) and not ignored(nested, ("x.md",), False)
-    started = time.perf_counter()  # no pattern backtracks its way to exponential time
-    assert not ignored(parse_gitignore("*a*a*a*a*a*a*a*a*b\n", ()), ("a" * 5000,), False)
-    assert time.perf_counter() - started < 1.0
+    # No pattern backtracks its way to exponential (or polynomial) time.
+    pattern = parse_gitignore("*a*a*a*a*a*a*a*a*b\n", ())
+    assert not ignored(pattern, ("a" * 5000,), False)
+    assert_linear(lambda n: ignored(pattern, ("a" * n,), False), 2000)
 
 
 def test_a_docs_folder_is_told_from_a_folder_of_manifests(tmp_path: Path) -> None:
     (tmp_path / "manifests").mkdir()
-    (tmp_path / "manifests" / "a.json").write_text("{}")
+    (tmp_path / "manifests" / "a.json").write_text('{"pinax_manifest": 1}')
     (tmp_path / "empty").mkdir()
     (tmp_path / "site" / "docs").mkdir(parents=True)
     (tmp_path / "site" / "_category_.json").write_text("{}")  # Docusaurus', not a manifest
@@ -337,39 +339,43 @@ async def test_serve_a_folder_over_stdio_and_a_change_is_searchable_soon(tmp_pat
         listed = (await client.call_tool("list_docs", {})).structured_content["docs"]
         assert listed[0]["pages"] == len(list(folder.glob("*.md")))
         (folder / "zebra.md").write_text("# Zebra crossings\n\n## Quagga stripes\n\nText.\n")
-        changed = time.monotonic()
-        while True:
-            found = await client.call_tool("search_pages", {"query": "quagga stripes"})
-            hits = found.structured_content["results"]
-            if hits and hits[0]["url"].endswith("/zebra.md"):
-                break
-            assert time.monotonic() - changed < 5, "the change was not searchable in time"
-            await anyio.sleep(0.05)
-        took = time.monotonic() - changed
-        assert took < 2.0, f"searchable after {took:.2f} s"
+        # How soon is bench's to say (bench/bench_folder.py); here: it comes.
+        with anyio.fail_after(HANG):
+            while True:
+                found = await client.call_tool("search_pages", {"query": "quagga stripes"})
+                hits = found.structured_content["results"]
+                if hits and hits[0]["url"].endswith("/zebra.md"):
+                    break
+                await anyio.sleep(0.05)
         page = await client.call_tool("get_page", {"url": hits[0]["url"]})
         assert page.structured_content["source"] == "file"
         assert "Text." in page.structured_content["markdown"]
 
 
 @pytest.mark.parametrize(
-    "text",
+    "make",
     [
-        "---\n" + "key: value\n" * 200_000,  # front matter that never closes
-        "x\n" + "=" * 100_000 + "\n" + "x" * 100_000 + "\n",  # an adornment longer than a line
-        ("Title\n=====\n" * 50_000),  # a title on every other line
-        ("`" * 3 + "\n# not a heading\n") * 50_000,  # fences all the way
-        "# " + "#" * 200_000 + " x\n",  # a heading made of markers
+        lambda n: "---\n" + "key: value\n" * (4 * n),  # front matter that never closes
+        lambda n: "x\n" + "=" * (2 * n) + "\n" + "x" * (2 * n) + "\n",  # a long adornment
+        lambda n: "Title\n=====\n" * n,  # a title on every other line
+        lambda n: ("`" * 3 + "\n# not a heading\n") * n,  # fences all the way
+        lambda n: "# " + "#" * (4 * n) + " x\n",  # a heading made of markers
     ],
     ids=["front matter", "adornment", "titles", "fences", "markers"],
 )
-def test_hostile_sources_parse_in_linear_time(text: str) -> None:
+def test_hostile_sources_parse_in_linear_time(make) -> None:
+    """Counted, not timed: 8 times the input costs about 8 times the CPU (tests/work.py)."""
     from pinax.builder.folder import parse_source
 
-    started = time.perf_counter()
-    for name in ("page.md", "page.rst"):
-        parse_source(name, text.encode())
-    assert time.perf_counter() - started < 3.0
+    runs = itertools.count()
+
+    def parse(n: int) -> None:
+        # Each run's text differs, so no run is answered from the conversion cache.
+        text = (make(n) + f"\n\nrun {next(runs)}\n").encode()
+        for name in ("page.md", "page.rst"):
+            parse_source(name, text)
+
+    assert_linear(parse, 6_000)
 
 
 def test_html_and_mdx_sources(tmp_path: Path) -> None:
@@ -406,17 +412,15 @@ def test_the_layout_is_read_from_the_generators_config(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_folder_of_10000_markdown_files_builds_under_10_s(tmp_path: Path) -> None:
+def test_a_folder_of_10000_markdown_files_builds(tmp_path: Path) -> None:
     from bench.speed.folder import make_folder
     from tests.support.serving import run_pinax
 
     make_folder(tmp_path / "docs", 10_000)
-    started = time.perf_counter()
+    # How fast is bench/bench_folder.py's to say; here: it builds them all.
     result = run_pinax("build", str(tmp_path / "docs"), "-o", str(tmp_path / "m.json"), "-q")
-    took = time.perf_counter() - started
     assert result.returncode == 0, result.stderr
     assert len(json.loads((tmp_path / "m.json").read_text())["pages"]) == 10_000
-    assert took < 10.0, f"built in {took:.1f} s"
 
 
 def test_build_content_of_a_folder_gives_each_page_its_text_by_section(

@@ -200,7 +200,7 @@ def test_config_names_the_console_script_that_runs_it(tmp_path: Path) -> None:
     if not script.is_file():
         pytest.skip(f"no pinax console script beside {sys.executable}")
     done = subprocess.run(
-        [str(script), "config", "cursor"],
+        [str(script), "config", "cursor", "--docs", str(ROOT / "manifests")],
         capture_output=True,
         text=True,
         cwd=tmp_path,
@@ -209,5 +209,5 @@ def test_config_names_the_console_script_that_runs_it(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     entry = json.loads(done.stdout)["mcpServers"]["pinax"]
-    assert entry == {"command": str(script.resolve()), "args": ["serve"]}
-    assert "no --docs given" in done.stderr
+    docs = str(ROOT / "manifests")
+    assert entry == {"command": str(script.resolve()), "args": ["serve", "--docs", docs]}

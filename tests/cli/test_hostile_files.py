@@ -18,6 +18,7 @@ import pytest
 from mcp import Client
 
 from tests.support.serving import run_pinax, served_http
+from tests.support.work import HANG
 
 GOOD = {
     "pinax_manifest": 1,
@@ -90,7 +91,7 @@ async def test_the_reloading_server_keeps_its_docs_through_bad_manifests(tmp_pat
                 docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
                 assert [d["name"] for d in docs] == ["site"], name
             (folder / "site.json").write_text(json.dumps({**GOOD, "name": "fixed"}))
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + HANG
             while time.monotonic() < deadline:
                 docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
                 if [d["name"] for d in docs] == ["fixed"]:
@@ -128,11 +129,13 @@ COMMANDS = {
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_special_files_are_refused_at_once(tmp_path: Path, kind: str, command: str) -> None:
     if command == "serve --docs folder" and kind == "device":
-        pytest.skip("a folder holds no device here")
+        pytest.skip(
+            "the device case is /dev/zero itself, whose folder (/dev) is not a docs folder; "
+            "the folder case is covered by the FIFO and the huge file"
+        )
     path = special(tmp_path, kind, "docs.json" if "docs" in command else "llms.txt")
-    started = time.monotonic()
-    done = pinax(*COMMANDS[command](path), timeout=30)
-    assert time.monotonic() - started < 20
+    # Refused, not waited on: a FIFO read would block until HANG ends the test.
+    done = pinax(*COMMANDS[command](path), timeout=HANG)
     assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
     assert str(path) in done.stderr, done.stderr
     assert "not a regular file" in done.stderr or "limit" in done.stderr, done.stderr
@@ -146,10 +149,10 @@ async def test_the_watcher_refuses_a_fifo_and_keeps_serving(tmp_path: Path) -> N
     with served_http("--docs", str(folder), "--watch-interval", "0.1") as server:
         async with Client(server.url) as client:
             os.mkfifo(folder / "trap.json")
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + HANG
             while "trap.json" not in server.log_text() and time.monotonic() < deadline:
                 await anyio.sleep(0.1)
             assert "not a regular file" in server.log_text()
-            with anyio.fail_after(5):
+            with anyio.fail_after(HANG):
                 docs = (await client.call_tool("list_docs", {})).structured_content["docs"]
             assert [d["name"] for d in docs] == ["site"]

@@ -11,8 +11,6 @@ of the 89 ground truths cover only part of their page (they average about 0.5; t
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from tests.conftest import shared_path
@@ -65,7 +63,8 @@ def test_hard_cases_pass() -> None:
 
 
 @pytest.mark.slow
-def test_the_5mb_changelog_extracts_completely_in_under_5_seconds() -> None:
+def test_the_5mb_changelog_extracts_completely() -> None:
+    """All of it (how fast: bench/bench_extract.py)."""
     shared_path("fixtures", "sites", "hard-cases", "huge-python-changelog")
     from bench.quality.extract import HUGE, SITES
     from pinax.pages.extract import decode_html, extract
@@ -73,11 +72,6 @@ def test_the_5mb_changelog_extracts_completely_in_under_5_seconds() -> None:
 
     fixture = next(f for f in fixtures(SITES) if f.key == HUGE)
     html = decode_html(fixture.html_bytes(), None)
-    best = float("inf")
-    for _ in range(2):
-        start = time.perf_counter()
-        page = extract(html, fixture.url)
-        best = min(best, time.perf_counter() - start)
-    assert best < 5.0
+    page = extract(html, fixture.url)
     assert page.word_count > 250_000
     assert "Python 3.13.5 final" in page.markdown and "gh-" in page.markdown

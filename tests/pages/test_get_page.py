@@ -198,10 +198,10 @@ def test_size_and_time_limits(tmp_path: Path, site: Site) -> None:
     tools.reader.fetcher = Fetcher(tools.reader.policy.check, limits)
     with pytest.raises(FetchFailed, match="over the 1,000-byte limit"):
         read(tools, site.url("/big"))
-    started = time.monotonic()
+    # The 0.5 s budget ends the read of a page that answers in 2 s (else it would read
+    # "late"): the error says so, however loaded the machine.
     with pytest.raises(FetchFailed, match=r"timed out|no complete answer"):
         read(tools, site.url("/slow"))
-    assert time.monotonic() - started < 1.5
 
 
 def test_a_broken_cache_falls_back_to_a_live_fetch(tmp_path: Path, site: Site) -> None:

@@ -25,6 +25,7 @@ from pinax.pages.cache import FOLDER
 from tests.pages.test_limits import html, open_tools, read
 from tests.support.http_site import Site
 from tests.support.serving import ROOT, server_env, stdio_params
+from tests.support.work import HANG
 
 
 def big_page() -> str:
@@ -140,7 +141,7 @@ async def test_a_fifo_in_the_cache_does_not_hang_the_server(tmp_path: Path, site
         "--docs", str(tmp_path / "site.json"), "--cache-dir", str(tmp_path / "cache")
     )
     async with Client(params) as client:
-        with anyio.fail_after(15):
+        with anyio.fail_after(HANG):
             async with anyio.create_task_group() as tasks:
                 answers: list = []
 

@@ -7,6 +7,7 @@ these took from seconds to minutes of CPU, holding the GIL, or replaced a good c
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -22,58 +23,73 @@ from tests.pages.test_limits import html, open_tools, read
 from tests.support.http_site import Reply, Request, Site
 from tests.support.loop_stalls import WATCHED, longest_stall, start_watching
 from tests.support.serving import Served, served_http
+from tests.support.work import HANG, assert_linear
 
 N = 40_000  # repeats: before the fixes each of these took seconds to hours
+_paths = itertools.count()  # a new URL for every read: a cached page costs nothing
 
 
-def _timed_read(tools, url: str) -> tuple[dict | PinaxError, float]:
-    started = time.monotonic()
+def _read(tools, url: str) -> dict | PinaxError:
     try:
-        answer: dict | PinaxError = read(tools, url)
+        return read(tools, url)
     except PinaxError as exc:
-        answer = exc
-    return answer, time.monotonic() - started
+        return exc
+
+
+def _read_linearly(tmp_path: Path, site: Site, make, headers: dict[str, str]) -> None:
+    """Read `make(n)` as a page at n = N / 8 and N: the CPU time grows about as the page
+    (tests/work.py), not as its square; counted, not timed."""
+    tools = open_tools(tmp_path, [site.url("/")])
+
+    def page(n: int) -> object:
+        url = site.add(f"/p{next(_paths)}", Reply(200, make(n).encode(), headers))
+        return _read(tools, url)
+
+    assert_linear(page, N // 8)
 
 
 # 1. Super-linear regular expressions over fetched text
 
 HOSTILE_HTML = {
-    "unclosed tags": "<a " * N,
-    "unclosed tags with a quote": "<main>" + "<a title='x' " * N,
-    "meta without end": "<meta " * N + "<main>text</main>",
-    "blank run in text": "<main><p>a" + " \t" * (N * 5) + "b</p></main>",
-    "blank run in a refresh": '<meta http-equiv="refresh" content="0;url=x' + " " * N * 5 + 'y">',
+    "unclosed tags": lambda n: "<a " * n,
+    "unclosed tags with a quote": lambda n: "<main>" + "<a title='x' " * n,
+    "meta without end": lambda n: "<meta " * n + "<main>text</main>",
+    "blank run in text": lambda n: "<main><p>a" + " \t" * (n * 5) + "b</p></main>",
+    "blank run in a refresh": lambda n: (
+        '<meta http-equiv="refresh" content="0;url=x' + " " * n * 5 + 'y">'
+    ),
 }
 
 HOSTILE_MARKDOWN = {
-    "open comments": "# T\n\n" + "<!--\n" * N,
-    "heading with a blank run": "# a" + " " * (N * 5) + "x\n\ntext\n",
-    "heading of brackets": "# " + "[" * (N * 5) + "\n\ntext\n",
-    "heading of link starts": "# " + "[a](" * N + "\n\ntext\n",
-    "custom id after blanks": "# a" + " " * (N * 5) + "{#x\n\ntext\n",
+    "open comments": lambda n: "# T\n\n" + "<!--\n" * n,
+    "heading with a blank run": lambda n: "# a" + " " * (n * 5) + "x\n\ntext\n",
+    "heading of brackets": lambda n: "# " + "[" * (n * 5) + "\n\ntext\n",
+    "heading of link starts": lambda n: "# " + "[a](" * n + "\n\ntext\n",
+    "custom id after blanks": lambda n: "# a" + " " * (n * 5) + "{#x\n\ntext\n",
 }
+HTML_TYPE = {"Content-Type": "text/html; charset=utf-8"}
+MARKDOWN_TYPE = {"Content-Type": "text/markdown; charset=utf-8"}
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_HTML))
 def test_hostile_html_is_read_in_linear_time(tmp_path: Path, site: Site, name: str) -> None:
-    url = site.add("/p", html(HOSTILE_HTML[name]))
-    answer, took = _timed_read(open_tools(tmp_path, [url]), url)
-    assert took < 3, f"{name}: {took:.1f} s ({answer})"
+    _read_linearly(tmp_path, site, HOSTILE_HTML[name], HTML_TYPE)
 
 
 @pytest.mark.parametrize("name", sorted(HOSTILE_MARKDOWN))
 def test_hostile_markdown_is_read_in_linear_time(tmp_path: Path, site: Site, name: str) -> None:
-    body = HOSTILE_MARKDOWN[name].encode()
-    url = site.add("/p", Reply(200, body, {"Content-Type": "text/markdown; charset=utf-8"}))
-    answer, took = _timed_read(open_tools(tmp_path, [url]), url)
-    assert took < 3, f"{name}: {took:.1f} s ({answer})"
+    _read_linearly(tmp_path, site, HOSTILE_MARKDOWN[name], MARKDOWN_TYPE)
 
 
 def test_a_link_header_of_angle_brackets_is_read_in_linear_time(tmp_path: Path, site: Site) -> None:
-    headers = {"Content-Type": "text/html", "Link": "<" * 60_000}
-    url = site.add("/p", Reply(200, b"<main><h1>T</h1><p>words here</p></main>", headers))
-    answer, took = _timed_read(open_tools(tmp_path, [url]), url)
-    assert took < 3, f"{took:.1f} s ({answer})"
+    tools = open_tools(tmp_path, [site.url("/")])
+
+    def page(n: int) -> object:
+        headers = {"Content-Type": "text/html", "Link": "<" * n}
+        body = b"<main><h1>T</h1><p>words here</p></main>"
+        return _read(tools, site.add(f"/p{next(_paths)}", Reply(200, body, headers)))
+
+    assert_linear(page, 8_000)
 
 
 @pytest.mark.parametrize(
@@ -86,14 +102,13 @@ def test_pinax_build_reads_a_hostile_llms_txt_in_linear_time(
     page = site.add("/docs/page", html("<main><h1>Page</h1><p>text</p></main>"))
     body = f"# Site\n\n> docs\n\n{heading}\n\n- [Page]({page})\n".encode()
     url = site.add("/llms.txt", Reply(200, body, {"Content-Type": "text/plain"}))
-    started = time.monotonic()
+    # Cubic time took minutes on 8,000 blanks, hours on these: a hang guard is enough.
     done = subprocess.run(
         [sys.executable, "-m", "pinax", "build", url, "-o", str(tmp_path / "m.json")],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
-    assert time.monotonic() - started < 30
     assert "Traceback" not in done.stderr, done.stderr
 
 
@@ -115,9 +130,9 @@ def test_nesting_tricks_do_not_pass_the_limit(tmp_path: Path, site: Site, name: 
     page = DEEP_PAGES[name]
     page += "<p>pad</p>" * (10_001 - page.count("<"))  # past NESTING_CHECK_FROM tags
     url = site.add("/p", html(page))
-    answer, took = _timed_read(open_tools(tmp_path, [url]), url)
+    answer = _read(open_tools(tmp_path, [url]), url)
     assert isinstance(answer, FetchFailed), f"{name}: parsed instead of refused"
-    assert "nests elements" in answer.message and took < 3
+    assert "nests elements" in answer.message
 
 
 def test_svg_and_script_content_do_not_count_as_nesting(tmp_path: Path, site: Site) -> None:
@@ -126,7 +141,7 @@ def test_svg_and_script_content_do_not_count_as_nesting(tmp_path: Path, site: Si
     script = "<script>" + "'<div>'+" * 6_000 + "''</script>"
     page = f"<main><h1>Fine</h1>{svg}{script}<p>{'word ' * 30}</p></main>"
     url = site.add("/p", html(page))
-    answer, _ = _timed_read(open_tools(tmp_path, [url]), url)
+    answer = _read(open_tools(tmp_path, [url]), url)
     assert isinstance(answer, dict) and "word" in answer["markdown"], answer
 
 
@@ -136,9 +151,9 @@ def test_extraction_stops_at_the_calls_deadline(tmp_path: Path, site: Site) -> N
     block = "<div>" * 500 + "<p>word <b>x</b></p>" + "</div>" * 500
     url = site.add("/big", html("<main>" + block * (3_000_000 // len(block)) + "</main>"))
     tools = open_tools(tmp_path, [url], Limits(total_timeout=1.0))
-    answer, took = _timed_read(tools, url)
+    answer = _read(tools, url)
+    # Seconds of work, refused by the call's 1 s deadline (its message names it).
     assert isinstance(answer, FetchFailed) and "within 1 s in all" in answer.message
-    assert took < 2.5
 
 
 # 3. One deadline for the whole get_page
@@ -200,11 +215,11 @@ def test_one_deadline_covers_the_whole_read(tmp_path: Path, site: Site, name: st
     """Each step is within the per-request limit (2 s); together they are not."""
     urls = CHAINS[name](site)
     tools = open_tools(tmp_path, urls, Limits(total_timeout=2.0))
-    answer, took = _timed_read(tools, urls[0])
-    assert isinstance(answer, FetchFailed), f"{name}: answered after {took:.1f} s"
-    # Stopped by the one deadline, not after each step's own 2 s: well under 2 s a step
-    # (the grace is for a loaded CI machine, where 3.95 s was seen once).
-    assert "within 2 s in all" in answer.message and took < 4.5, f"{name}: {took:.2f} s"
+    answer = _read(tools, urls[0])
+    # Without the one deadline every step would answer within its own 2 s and the read
+    # would succeed: refused, by the deadline its message names, is the proof.
+    assert isinstance(answer, FetchFailed), f"{name}: answered ({answer})"
+    assert "within 2 s in all" in answer.message
 
 
 # 4. Only a real page replaces a cached copy
@@ -236,7 +251,7 @@ def test_an_empty_answer_never_replaces_a_good_copy(tmp_path: Path, site: Site, 
 
 def test_an_empty_answer_without_a_copy_is_fetch_failed(tmp_path: Path, site: Site) -> None:
     url = site.add("/p", Reply(204, b"", {}))
-    answer, _ = _timed_read(open_tools(tmp_path, [url]), url)
+    answer = _read(open_tools(tmp_path, [url]), url)
     assert isinstance(answer, FetchFailed) and "HTTP 204" in answer.message
 
 
@@ -249,10 +264,9 @@ async def test_hostile_pages_do_not_hold_the_servers_event_loop(tmp_path: Path, 
     cutting the slice): on the event loop, every other client of the server waited for it,
     100 ms and more a page (and the first get_page imported the page reader there, half a
     second). Read through a real `pinax serve --http`, no loop callback may take long."""
-    urls = [site.add(f"/h{i}", html(text)) for i, text in enumerate(HOSTILE_HTML.values())]
-    markdown = {"Content-Type": "text/markdown; charset=utf-8"}
-    for i, text in enumerate(HOSTILE_MARKDOWN.values()):
-        urls.append(site.add(f"/m{i}", Reply(200, text.encode(), markdown)))
+    urls = [site.add(f"/h{i}", html(make(N))) for i, make in enumerate(HOSTILE_HTML.values())]
+    for i, make in enumerate(HOSTILE_MARKDOWN.values()):
+        urls.append(site.add(f"/m{i}", Reply(200, make(N).encode(), MARKDOWN_TYPE)))
     manifest = tmp_path / "hostile.json"
     pages = [{"url": url, "title": url} for url in urls]
     manifest.write_text(

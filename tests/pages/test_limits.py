@@ -12,7 +12,6 @@ import functools
 import gzip
 import itertools
 import json
-import time
 import zlib
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from pinax.tools import Tools
 from tests.conftest import shared_path
 from tests.support.http_site import Reply, Request, Site
 from tests.support.raw_server import RawServer, head
+from tests.support.work import assert_linear
 
 MiB = 1 << 20
 
@@ -56,11 +56,11 @@ def read(tools: Tools, url: str) -> dict:
     return anyio.run(tools.get_page, url)
 
 
-def refused(tools: Tools, url: str, match: str, within: float = 10.0) -> FetchFailed:
-    started = time.monotonic()
+def refused(tools: Tools, url: str, match: str) -> FetchFailed:
+    """The read fails with `match`: each message names the limit that stopped it (how soon
+    is the limit's own business, not a stopwatch's)."""
     with pytest.raises(FetchFailed, match=match) as caught:
         read(tools, url)
-    assert time.monotonic() - started < within
     return caught.value
 
 
@@ -190,10 +190,8 @@ def test_a_sitemap_bomb_is_refused_served_or_unpacked(tmp_path: Path, site: Site
     fetcher = Fetcher(lambda url: url)
     with pytest.raises(FetchFailed, match="decompression bomb"):
         anyio.run(fetcher.get, site.url("/sitemap.xml"))
-    started = time.monotonic()
     with pytest.raises(FetchFailed, match=r"sitemap.xml.gz: unpacks to over the 52,428,800"):
         gunzip(zeros_gzip(), 50 * MiB, "sitemap.xml.gz")
-    assert time.monotonic() - started < 5
     assert gunzip(gzip.compress(b"<urlset/>"), 50 * MiB, "s") == b"<urlset/>"
 
 
@@ -210,7 +208,7 @@ def test_a_page_that_trickles_hits_the_total_deadline(tmp_path: Path) -> None:
     with RawServer(trickle) as server:
         limits = Limits(total_timeout=1.0, read_timeout=0.5)
         tools = open_tools(tmp_path, [server.url("/slow")], limits)
-        refused(tools, server.url("/slow"), r"no complete answer within 1 s", within=5)
+        refused(tools, server.url("/slow"), r"no complete answer within 1 s")
         assert server.sent > 5  # it was trickling, not silent
 
 
@@ -221,7 +219,7 @@ def test_headers_that_trickle_hit_the_total_deadline(tmp_path: Path) -> None:
 
     with RawServer(slow_head) as server:
         tools = open_tools(tmp_path, [server.url("/slow")], Limits(total_timeout=1.0))
-        refused(tools, server.url("/slow"), r"no complete answer within 1 s", within=5)
+        refused(tools, server.url("/slow"), r"no complete answer within 1 s")
 
 
 def test_endless_redirects_to_new_urls_stop(tmp_path: Path, site: Site) -> None:
@@ -242,7 +240,7 @@ def test_endless_redirects_to_new_urls_stop(tmp_path: Path, site: Site) -> None:
 def test_a_page_nested_100000_deep_is_refused_before_parsing(tmp_path: Path, site: Site) -> None:
     site.add("/deep", html("<main>" + "<div>" * 100_000 + "deep text" + "</div>" * 100_000))
     tools = open_tools(tmp_path, [site.url("/deep")])
-    refused(tools, site.url("/deep"), r"nests elements 100,001 deep \(the limit is 512\)", within=5)
+    refused(tools, site.url("/deep"), r"nests elements 100,001 deep \(the limit is 512\)")
 
 
 def test_deep_but_allowed_nesting_keeps_its_text(tmp_path: Path, site: Site) -> None:
@@ -275,14 +273,15 @@ def test_invalid_utf8_is_replaced_not_fatal(tmp_path: Path, site: Site) -> None:
 @pytest.mark.parametrize("where", ["header", "meta"])
 def test_a_hostile_charset_is_ignored(tmp_path: Path, site: Site, where: str) -> None:
     """Python decodes 'punycode' in quadratic time: minutes for a big page."""
-    body = "<main><p>" + "ä" * 200_000 + "</p></main>"
-    if where == "meta":
-        body = '<meta charset="punycode">' + body
-        content_type = "text/html"
-    else:
-        content_type = "text/html; charset=punycode"
-    site.add("/page", Reply(200, body.encode(), {"Content-Type": content_type}))
+    content_type = "text/html" if where == "meta" else "text/html; charset=punycode"
     tools = open_tools(tmp_path, [site.url("/page")])
-    started = time.monotonic()
-    assert "ääää" in read(tools, site.url("/page"))["markdown"]
-    assert time.monotonic() - started < 10
+
+    def page(n: int) -> dict:
+        body = "<main><p>" + "ä" * n + "</p></main>"
+        if where == "meta":
+            body = '<meta charset="punycode">' + body
+        site.add(f"/page{n}", Reply(200, body.encode(), {"Content-Type": content_type}))
+        return read(tools, site.url(f"/page{n}"))
+
+    assert "ääää" in page(200_000)["markdown"]
+    assert_linear(page, 25_000)  # 8 times the page, about 8 times the CPU (not timed)

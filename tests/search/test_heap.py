@@ -16,7 +16,10 @@ def resident() -> int:
         return int(statm.read().split()[1]) * 4096
 
 
-needs_glibc = pytest.mark.skipif(heap._glibc() is None, reason="mallopt is glibc's")
+needs_glibc = pytest.mark.skipif(
+    heap._glibc() is None,
+    reason="the heap settings are glibc's (mallopt); this C library is another",
+)
 
 
 @needs_glibc

@@ -15,7 +15,7 @@ import pytest
 from pinax.errors import ManifestError
 from pinax.library import Library
 from pinax.manifest import load
-from pinax.search.store import StoreError
+from pinax.search.store import FORMAT, StoreError
 from pinax.search.store import load as load_index
 from tests.conftest import shared_path
 
@@ -99,7 +99,7 @@ def test_same_content_new_timestamp_reuses_the_index(tmp_path: Path) -> None:
         lambda data: data[: len(data) // 2],  # truncated
         lambda data: b"\0" * len(data),  # zeroed
         lambda data: data[:-40] + b"x" * 40,  # header and trailer garbled
-        lambda data: b"PINAXIDX" + data[8:].replace(b'"format": 1', b'"format": 9'),
+        lambda data: b"PINAXIDX" + data[8:].replace(f'"format": {FORMAT}'.encode(), b'"format": 9'),
         lambda data: data.replace(b'"dtype": "<f4"', b'"dtype": "|O8"', 1),  # Python objects
     ],
 )

@@ -48,7 +48,7 @@ def test_top_level_fields(tools: Tools) -> None:
     assert list(answer)[:2] == ["query", "results"]
     assert answer["strategy"] == "bm25"
     assert answer["pages_searched"] == 223 + 667
-    assert 0 < answer["latency_ms"] < 1000
+    assert answer["latency_ms"] > 0  # measured, not judged: speed is bench's
     assert tools.search_pages("model field reference", docs="django")["pages_searched"] == 667
     assert tools.search_pages("modle feild referense")["strategy"] == "fuzzy"
 

@@ -18,11 +18,20 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
-from tests.conftest import shared_path
+from tests.conftest import SHARED
 from tests.support.http_site import Reply, Site
-from tests.support.serving import ROOT, Served, child_env, pinax_command, served_http, server_env
+from tests.support.serving import (
+    MCP_HEADERS,
+    ROOT,
+    Served,
+    child_env,
+    pinax_command,
+    served_http,
+    server_env,
+)
 
 JS = ROOT / "tests" / "js"
 MODULES = JS / "node_modules"
@@ -43,10 +52,26 @@ SCENARIOS = (
 SLOW_SECONDS = 1.4  # the slow page: long enough for one progress notification
 
 
+NPM_CI = "(cd tests/js && npm ci)"
+
+
 def unavailable(reason: str) -> None:
     if os.environ.get("PINAX_REQUIRE_NODE") == "1":
         pytest.fail(f"{reason} (PINAX_REQUIRE_NODE=1: the Node clients must be installed)")
-    pytest.skip(f"{reason}; run `npm ci` in tests/js")
+    pytest.skip(f"{reason}: the Node clients are installed by {NPM_CI}")
+
+
+def shared_for_node(*parts: str) -> Path:
+    """Shared data for a Node client test; its skip says the Node clients are needed too
+    (else a developer who sets PINAX_SHARED meets a second skip only then)."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        node = "installed" if MODULES.is_dir() else f"not installed yet: {NPM_CI}"
+        pytest.skip(
+            f"real data not found at {path} (set PINAX_SHARED to the shared folder); "
+            f"these tests also need the Node clients ({node})"
+        )
+    return path
 
 
 def node_version(node: str) -> int:
@@ -75,7 +100,7 @@ def require(path: Path) -> Path:
 @pytest.fixture(scope="module")
 def docs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Site, list[str]]]:
     """react.json plus a manifest of a loopback site, so get_page reads a real page."""
-    react = shared_path("corpora", "manifests", "react.json")
+    react = shared_for_node("corpora", "manifests", "react.json")
     folder = tmp_path_factory.mktemp("docs")
     with Site() as site:
         site.add(
@@ -235,6 +260,27 @@ def test_inspector_over_http(docs: tuple[Site, list[str]], tokened: Served, tmp_
         [tokened.url, "--stored-auth-only"], "--method", "tools/list", home=tmp_path
     )
     assert status != 0 and body["error"]["code"] == "auth_required", body
+    # ... and shows what the 401 said: a bearer token in the headers, no OAuth (issue 38).
+    assert "Authorization: Bearer <token>" in body["error"]["message"], body
+    assert "no OAuth" in body["error"]["message"], body
+
+
+def test_a_401_advertises_no_oauth(tokened: Served) -> None:
+    """Issue 38 item 4: nothing in a 401 starts OAuth discovery (the MCP authorization spec's
+    `resource_metadata`), no well-known metadata is served, and the body says what to send."""
+    refused = httpx.post(tokened.url, json={}, headers=MCP_HEADERS)
+    assert refused.status_code == 401
+    assert "resource_metadata" not in refused.headers.get("www-authenticate", "")
+    message = refused.json()["message"]
+    assert "'Authorization: Bearer <token>'" in message and "no OAuth" in message, message
+    for path in (
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-authorization-server",
+    ):
+        answer = httpx.get(tokened.base + path)
+        assert answer.status_code in (401, 404), (path, answer.status_code)
+        assert "authorization_servers" not in answer.text and "issuer" not in answer.text
 
 
 # The TypeScript SDK client ---------------------------------------------------------------

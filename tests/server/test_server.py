@@ -28,6 +28,7 @@ from pinax.server.toolspecs import SPECS
 from pinax.tools import Tools
 from tests.conftest import shared_path
 from tests.support.http_site import Reply, Request, Site
+from tests.support.work import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -253,11 +254,10 @@ async def test_get_page_stops_when_cancelled(
         async with Client(create_server(tools, warm=False), mode=era) as client:
             with anyio.move_on_after(0.5):
                 await client.call_tool("get_page", {"url": site.url("/slow")})
-            started = time.monotonic()
-            with anyio.fail_after(3):
+            # Cancelled: logged as such (an uncancelled call would end "get_page ok").
+            with anyio.fail_after(HANG):
                 while "get_page cancelled" not in caplog.text:
                     await anyio.sleep(0.02)
-            assert time.monotonic() - started < 3
             # The session goes on serving.
             assert not (await client.call_tool("list_docs", {})).is_error
     finally:
@@ -313,7 +313,7 @@ async def test_live_reload_swaps_docs_and_notifies(
 
         async with resource_changes(client, era, heard):
             write_manifest(folder / "next.json", "next", source, 5)
-            with anyio.fail_after(5):
+            with anyio.fail_after(HANG):
                 await heard.wait()
         uris = [str(r.uri) for r in (await client.list_resources()).resources]
         assert uris == ["pinax://docs", "pinax://docs/next", "pinax://docs/react"]
@@ -322,7 +322,7 @@ async def test_live_reload_swaps_docs_and_notifies(
         # A broken file keeps the loaded docs and says why.
         caplog.set_level(logging.WARNING, logger="pinax.reload")
         (folder / "next.json").write_text('{"pinax_manifest": 1, "name": "next", "pages": [}')
-        with anyio.fail_after(5):
+        with anyio.fail_after(HANG):
             while "did not load" not in caplog.text:
                 await anyio.sleep(0.05)
         assert "next.json" in caplog.text
@@ -337,7 +337,7 @@ async def test_live_reload_swaps_docs_and_notifies(
 
 
 async def pages_after_reload(client: Client, live: LiveTools, reloads: int) -> dict[str, int]:
-    with anyio.fail_after(5):
+    with anyio.fail_after(HANG):
         while live.reloads < reloads:
             await anyio.sleep(0.05)
     docs = (await client.call_tool("list_docs", {})).structured_content["docs"]

@@ -25,6 +25,7 @@ from tests.support.serving import (
     served_http,
     server_env,
 )
+from tests.support.work import HANG
 
 TOKEN = "a-test-token-that-is-long-enough"
 
@@ -167,7 +168,7 @@ async def test_reload_notifies_both_eras_over_http(react: Path, tmp_path: Path) 
             async with modern.listen(resources_list_changed=True) as events:
                 django = shared_path("corpora", "manifests", "django.json")
                 (folder / "django.json").write_bytes(django.read_bytes())
-                with anyio.fail_after(10):
+                with anyio.fail_after(HANG):
                     async for _ in events:
                         break
                     await heard_legacy.wait()

@@ -18,6 +18,7 @@ import pytest
 from pinax.server.reload import LiveTools
 from pinax.tools import Tools
 from tests.support.serving import ROOT, server_env
+from tests.support.work import HANG
 
 # `pinax serve --http`, stopped where it would start serving: what the collector walks then.
 _AT_SERVE = """
@@ -82,7 +83,7 @@ async def test_a_reload_settles_the_heap_again(tmp_path: Path) -> None:
     live = LiveTools(lambda: Tools.open([manifest]), [manifest], after_reload=settled.set)
     manifest.write_text(json.dumps({**GOOD, "title": "Changed"}))
     assert await live.check()
-    with anyio.fail_after(10):
+    with anyio.fail_after(HANG):
         while not settled.is_set():
             await anyio.sleep(0.02)
 

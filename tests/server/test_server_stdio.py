@@ -13,6 +13,7 @@ from mcp.types import ResourceListChangedNotification
 
 from tests.conftest import LOOPBACK, shared_path
 from tests.support.http_site import Reply, Site
+from tests.support.work import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -126,7 +127,7 @@ async def test_reload_notifies_over_stdio(tmp_path: Path, era: str) -> None:
     async with Client(params, mode=era, message_handler=on_message) as client:
         assert client.server_capabilities.resources.list_changed is True
         add = folder / "drf.json"
-        with anyio.fail_after(10):
+        with anyio.fail_after(HANG):
             if era == "legacy":
                 add.write_bytes((source / "drf.json").read_bytes())
                 await heard.wait()

@@ -1,0 +1,115 @@
+"""Docusaurus: `docusaurus.config.{js,ts,mjs,cjs,mts}` at the folder, its `website/`, or
+(for a `docs/` given beside it) the folder above or its `website/`.
+
+Read as literals: `url` + `baseUrl` (the site), `title`, `trailingSlash`, and the classic
+preset's (or docs plugin's) `docs.path` (default `docs`) and `routeBasePath` (default
+`docs`). With `versions.json` and versioned docs, the site's main docs are its newest
+version's (`versioned_docs/version-X/`, served at `routeBasePath`), unless the config says
+`lastVersion: 'current'`. Pages are `.md`/`.mdx`, never `_`-prefixed files or folders.
+URL rules (number prefixes dropped, `index`/`README`/same-named file at its folder, front
+matter `id` and `slug`) as layouts.py's docusaurus layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .. import layouts
+from .jsliteral import UNKNOWN, read_config
+from .site import Site, first_file, manifest_name, read_json, site_base, text_of
+
+CONFIG_NAMES = tuple(f"docusaurus.config.{ext}" for ext in ("ts", "js", "mjs", "cjs", "mts"))
+_EXCLUDED = ("_*", "**/_*/**", "__tests__", "*.test.*")
+
+
+class DocusaurusSite(Site):
+    route: str = "docs"
+    trailing_slash: bool = False
+    current: Path | None = None  # the docs path (the version in progress) when versioned
+
+    def elsewhere(self, given: Path) -> None:
+        """`docs/` given while the site serves its newest version: the version in progress,
+        which Docusaurus serves at `<route>/next/`."""
+        super().elsewhere(given)
+        if self.current is not None and given == self.current:
+            self.route = f"{self.route}/next".strip("/")
+
+    def page_path(self, path: str, meta: Mapping[str, str]) -> str:
+        # A slug `/x` is from the docs' own route (`/docs/x`), not the host's root.
+        inner = layouts.page_path(path, "docusaurus", meta)
+        url = "/".join(p.strip("/") for p in (self.route, inner) if p.strip("/"))
+        if self.trailing_slash and url and not url.endswith("/"):
+            url += "/"
+        return url
+
+
+def detect(folder: Path) -> DocusaurusSite | None:
+    for place in (folder, folder / "website", folder.parent / "website", folder.parent):
+        config = first_file(place, CONFIG_NAMES)
+        if config is not None:
+            return _site(place, config)
+    return None
+
+
+def _docs_options(data: dict[str, Any]) -> dict[str, Any]:
+    """The classic preset's `docs` options, or the docs plugin's."""
+    for preset in data.get("presets") or ():
+        if isinstance(preset, list) and len(preset) > 1 and isinstance(preset[1], dict):
+            docs = preset[1].get("docs")
+            if isinstance(docs, dict):
+                return docs
+    for plugin in data.get("plugins") or ():
+        if (
+            (
+                isinstance(plugin, list)
+                and len(plugin) > 1
+                and plugin[0]
+                in (
+                    "@docusaurus/plugin-content-docs",
+                    "content-docs",
+                )
+            )
+            and isinstance(plugin[1], dict)
+            and plugin[1].get("id") in (None, "default")
+        ):
+            return plugin[1]
+    return {}
+
+
+def _site(place: Path, config: Path) -> DocusaurusSite:
+    module = read_config(config)
+    data = module.export if isinstance(module.export, dict) else {}
+    site = DocusaurusSite("docusaurus", config, place / "docs", excluded=_EXCLUDED)
+    site.route = "docs"
+    site.trailing_slash = data.get("trailingSlash") is True
+    if module.export is UNKNOWN:
+        site.warnings.append(
+            f"{config}: the exported config is not a literal; assumed docs in 'docs' "
+            "served at /docs/"
+        )
+    docs = _docs_options(data)
+    path = docs.get("path", "docs")
+    if path is UNKNOWN:
+        site.warn_unread("docs.path", "'docs'")
+        path = "docs"
+    route = docs.get("routeBasePath", "docs")
+    if route is UNKNOWN:
+        site.warn_unread("docs.routeBasePath", "'docs'")
+        route = "docs"
+    site.route = route.strip("/") if isinstance(route, str) else "docs"
+    source = (place / path).resolve() if isinstance(path, str) else place / "docs"
+    versions = read_json(place / "versions.json")
+    if isinstance(versions, list) and versions and isinstance(versions[0], str):
+        newest = place / "versioned_docs" / f"version-{versions[0]}"
+        if docs.get("lastVersion") not in ("current",) and newest.is_dir():
+            site.current = source
+            source = newest.resolve()
+    site.source = source
+    site.title = text_of(data.get("title"))
+    site.name = manifest_name(site.title) if site.title else None
+    url = data.get("url")
+    base = data.get("baseUrl")
+    site.site_url = site_base(text_of(url), base if isinstance(base, str) else None)
+    return site

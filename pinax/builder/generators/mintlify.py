@@ -1,0 +1,69 @@
+"""Mintlify: `docs.json` (or the older `mint.json`) at the folder.
+
+Pages are the `.md`/`.mdx` files (never `snippets/`, nor what `.mintignore` lists); `x/y.mdx`
+is served at `x/y`, `index.mdx` at its folder. Read: `name` (the docs set's title); the
+pages `navigation` lists are the site's, in its order (`languages`, `versions`, `tabs`,
+`anchors`, `groups`, `pages`, at any depth).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from .site import Site, manifest_name, quoted, read_json, read_text, stem_and_folder, text_of
+
+CONFIG_NAMES = ("docs.json", "mint.json")
+
+
+class MintlifySite(Site):
+    def page_path(self, path: str, meta: Mapping[str, str]) -> str:
+        folder, stem = stem_and_folder(path)
+        if stem == "index":
+            return quoted(folder)
+        return quoted(f"{folder}/{stem}" if folder else stem)
+
+
+def detect(folder: Path) -> MintlifySite | None:
+    for name in CONFIG_NAMES:
+        config = folder / name
+        if config.is_file():
+            data = read_json(config)
+            if isinstance(data, dict) and ("navigation" in data or "$schema" in data):
+                return _site(folder, config, data)
+    return None
+
+
+def _site(folder: Path, config: Path, data: dict[str, Any]) -> MintlifySite:
+    ignore = read_text(folder / ".mintignore") or ""
+    excluded = ["snippets", "node_modules", "README.md", "CONTRIBUTING.md"]
+    excluded.extend(
+        line.strip() for line in ignore.splitlines() if line.strip()[:1] not in ("", "#", "!")
+    )
+    site = MintlifySite("mintlify", config, folder.resolve(), excluded=tuple(excluded))
+    site.title = text_of(data.get("name"))
+    site.name = manifest_name(site.title) if site.title else None
+    site.nav_order = list(navigation_pages(data.get("navigation")))  # type: ignore[attr-defined]
+    return site
+
+
+def navigation_pages(navigation: Any, limit: int = 100_000) -> Iterator[str]:
+    """The page paths `navigation` lists, in order (`"guides/x"`, a group's `root`)."""
+    stack: list[Any] = [navigation]
+    budget = limit
+    while stack and budget:
+        budget -= 1
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item.strip("/")
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            if isinstance(item.get("root"), str):
+                yield item["root"].strip("/")
+            stack.extend(
+                reversed(
+                    [v for k, v in item.items() if k != "root" and isinstance(v, (list, dict))]
+                )
+            )

@@ -84,7 +84,12 @@ What `pinax config CLIENT --docs /path/to/manifests` prints for each client, gen
 `python -m pinax.cli.reference --write docs/reference` (a test fails when they disagree). The
 real output names the absolute path of the `pinax` that runs it where these say `pinax`, and
 your `--docs` made absolute; `--http-url URL` gives the form that reaches a server already
-running with `pinax serve --http`. To launch with `uvx` instead of an installed `pinax`, see
+running with `pinax serve --http`. It refuses to print a configuration that cannot work: no
+`--docs` (a server without docs does not start) or a `--docs` path that does not exist. With
+`PINAX_TOKEN` set, the `--http-url` forms send `Authorization: Bearer` by reference, in each
+client's own syntax (Cursor's `${env:PINAX_TOKEN}`, VS Code's input, mcp-remote's
+`${PINAX_AUTH}`, the shell's `$PINAX_TOKEN` for Claude Code), never the token itself; stderr
+says where it comes from. To launch with `uvx` instead of an installed `pinax`, see
 [Install](../install.md).
 """
 
@@ -123,18 +128,16 @@ def render_clients() -> str:
             "",
         ]
         language = "sh" if kind == "claude-code" else "json"
-        forms = (
-            [("", None)]
-            if kind == "http"
-            else [
-                ("", None),
-                ("With `--http-url https://docs.example.com/mcp`:", "https://docs.example.com/mcp"),
-            ]
-        )
-        for label, url in forms:
+        remote = "https://docs.example.com/mcp"
+        forms: list[tuple[str, str | None, bool]] = [("", None, False)]
+        if kind != "http":
+            forms.append((f"With `--http-url {remote}`:", remote, False))
+        forms.append((f"With `--http-url {remote}` and `PINAX_TOKEN` set:", remote, True))
+        for label, url, token in forms:
             if label:
                 lines += [label, ""]
-            lines += [f"```{language}", _as_installed(snippet(kind, args, url)), "```", ""]  # type: ignore[arg-type]
+            text = _as_installed(snippet(kind, args, url, token=token))  # type: ignore[arg-type]
+            lines += [f"```{language}", text, "```", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

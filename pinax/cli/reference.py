@@ -69,6 +69,11 @@ def render() -> str:
     """The whole page, one section a command."""
     root = typer.main.get_command(app)
     lines = [HEADER]
+    context = root.context_class(root, info_name="pinax")
+    for param in root.params:
+        record = None if param.hidden else param.get_help_record(context)
+        if record:
+            lines += [f"`pinax {_cell(record[0])}`: {_cell(record[1])}", ""]
     lines += [
         f"- [`pinax {words}`](#pinax-{words.replace(' ', '-')})" for words, _ in _commands(root)
     ]

@@ -33,6 +33,11 @@ class NotFound(PinaxError):
     code = "not_found"
 
 
+class VersionNotLoaded(NotFound):
+    """A version of a library that is not loaded: refused, naming the loaded ones (never
+    answered from another version). The CLI exits 2 on it."""
+
+
 class InvalidArgs(PinaxError):
     """A tool argument, option or input file the caller must change (says which and why)."""
 

@@ -1,5 +1,11 @@
-"""The registry of loaded manifests by name: load, select (with "did you mean" for every miss),
-find a page, describe, reload; a search is handed to `pinax.search.search_many`.
+"""The registry of loaded manifests by identity: load, select (with "did you mean" for every
+miss), find a page, describe, reload; a search is handed to `pinax.search.search_many`.
+
+A manifest's identity is `name@version` (or `name`): several versions of one library may be
+loaded side by side. `choose` picks the docs a call covers: a library at a version by
+`versions.select` (a version not loaded is refused with the loaded ones, never substituted),
+its highest version when none is asked; over all docs, each library's highest version only,
+so one result list never mixes two versions of one library.
 
 Each manifest is a `Docs`: its pages as a `PageTable` (arrays) and its `SearchIndex`. Loaded
 with an index folder (`Library.load(paths, index_dir)`, as the CLI does), both come from the
@@ -14,13 +20,14 @@ import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
 
 from pinax import manifest as manifest_io
-from pinax.errors import ManifestError, NotFound
+from pinax import versions
+from pinax.errors import InvalidArgs, ManifestError, NotFound, VersionNotLoaded
 from pinax.manifest import Manifest, Page, PageText, companion_path
 from pinax.search import (
     RANKING,
@@ -84,20 +91,28 @@ def index_state(manifest: Path, index_dir: Path) -> str:
     return "stale" if indexes.recorded_hash(manifest) else "missing"
 
 
+class Chosen(NamedTuple):
+    """The docs a call covers, and what the answer says about the versions chosen."""
+
+    docs: list[Docs]
+    said: dict[str, Any]
+
+
 class Library:
-    """Manifests by name; the one place that knows which docs are loaded."""
+    """Manifests by identity; the one place that knows which docs are loaded."""
 
     def __init__(self, manifests: Sequence[Manifest] = (), docs: Sequence[Docs] = ()) -> None:
         self._docs: dict[str, Docs] = {}
         for entry in [*docs, *(Docs.from_manifest(m) for m in manifests)]:
-            if entry.name in self._docs:
-                other = self._docs[entry.name].source
+            if entry.identity in self._docs:
+                other = self._docs[entry.identity].source
+                place = "version" if entry.version else "name"
                 raise ManifestError(
                     entry.source,
-                    "name",
-                    f"{entry.name!r} is also the name of the manifest in {other}",
+                    place,
+                    f"{entry.identity!r} is also the identity of the manifest in {other}",
                 )
-            self._docs[entry.name] = entry
+            self._docs[entry.identity] = entry
         self._content_dir: Path | None = None  # where content indexes are kept
 
     @classmethod
@@ -120,7 +135,7 @@ class Library:
         library._content_dir = None if index_dir is None else Path(index_dir) / "content"
         contents = dict(contents or {})
         for path, docs in zip(paths, library.all(), strict=True):
-            given = contents.pop(docs.name, None)
+            given = contents.pop(docs.identity, None) or contents.pop(docs.name, None)
             try:
                 found = given or companion_path(path, docs.declared_content)
             except ManifestError as exc:
@@ -152,14 +167,14 @@ class Library:
         when loaded with an index folder; an unchanged one `previous`, the library before a
         reload, had is taken over); a bad file costs its manifest the content only."""
         for docs in self.all():
-            before = previous._docs.get(docs.name) if previous is not None else None
+            before = previous._docs.get(docs.identity) if previous is not None else None
             docs.load_content(self._content_dir, before)
 
     def keep_content(self, previous: Library) -> None:
         """Where a manifest's content file no longer loads but the manifest is unchanged,
         serve the content `previous` had (a reload loses nothing to a bad file)."""
         for docs in self.all():
-            before = previous._docs.get(docs.name)
+            before = previous._docs.get(docs.identity)
             failed = docs.content is None and docs.content_note is not None
             if not failed or before is None or before.content is None:
                 continue
@@ -182,23 +197,93 @@ class Library:
 
     @property
     def names(self) -> list[str]:
+        """The identities loaded (`name@version` or `name`), in loading order."""
         return list(self._docs)
+
+    @property
+    def libraries(self) -> list[str]:
+        """The names loaded, each once."""
+        return list(dict.fromkeys(d.name for d in self._docs.values()))
 
     def all(self) -> list[Docs]:
         return list(self._docs.values())
 
-    def get(self, name: str) -> Docs:
-        docs = self._docs.get(name)
-        if docs is None:
-            if not self._docs:
-                raise NotFound(f"no manifest named {name!r}: no manifests are loaded")
-            match = closest_name(name, self._docs)
-            hint = f" (did you mean {match!r}?)" if match else f"; loaded: {', '.join(self._docs)}"
-            raise NotFound(f"no manifest named {name!r}{hint}")
-        return docs
+    def get(self, name: str, version: str | None = None) -> Docs:
+        """The one manifest `name` (or `name@version`) names: see `choose`."""
+        return self.choose(name, version).docs[0]
 
-    def select(self, name: str | None) -> list[Docs]:
-        return self.all() if name is None else [self.get(name)]
+    def select(self, name: str | None, version: str | None = None) -> list[Docs]:
+        return self.choose(name, version).docs
+
+    def choose(
+        self,
+        name: str | None,
+        version: str | None = None,
+        scope: Sequence[tuple[str, str | None]] | None = None,
+    ) -> Chosen:
+        """The docs a call covers. `name` (maybe `name@version`) with `version`: that
+        library at the one loaded version `versions.select` picks, else `NotFound` naming the
+        loaded ones (never another version, never an unversioned copy); without a version,
+        its highest. No name: the `scope` given (identities), else every library at its
+        highest version. `said` is what the answer tells about it."""
+        if name is None and version is not None:
+            if len(self.libraries) != 1:  # one library loaded: the version can only be its
+                raise InvalidArgs("version needs docs: the library it is a version of")
+            name = self.libraries[0]
+        if name is None:
+            if scope is not None:
+                return Chosen([self._docs[identity(*pair)] for pair in scope], {})
+            return self._highest_each()
+        name, asked = _asked(name, version)
+        same = [d for d in self._docs.values() if d.name == name]
+        if not same:
+            raise NotFound(self._no_such(name))
+        versioned = [d for d in same if d.version]
+        loaded = [d.version for d in versioned if d.version]
+        if asked is not None:
+            chosen = versions.select(asked, loaded) if loaded else None
+            if chosen is None:
+                message = versions.refusal(name, asked, loaded)
+                if len(versioned) < len(same):
+                    message += f" (and a copy of {name} that states no version)"
+                raise VersionNotLoaded(message)
+            found = next(d for d in versioned if d.version == chosen.text)
+            said = {"version": found.version}
+            if len(same) > 1:
+                said["versions"] = _sorted(loaded)
+            return Chosen([found], said)
+        if len(same) == 1:
+            only = same[0]
+            return Chosen([only], {"version": only.version} if only.version else {})
+        top = versions.highest(loaded)
+        found = next(d for d in versioned if top is not None and d.version == top.text)
+        return Chosen([found], {"version": found.version, "versions": _sorted(loaded)})
+
+    def _highest_each(self) -> Chosen:
+        """Every library once, at its highest version; `said` names the libraries loaded at
+        several versions and the one searched."""
+        by_name: dict[str, list[Docs]] = {}
+        for docs in self._docs.values():
+            by_name.setdefault(docs.name, []).append(docs)
+        chosen, highest = [], {}
+        for name, same in by_name.items():
+            if len(same) == 1:
+                chosen.append(same[0])
+                continue
+            loaded = [d.version for d in same if d.version]
+            top = versions.highest(loaded)
+            found = next(d for d in same if top is not None and d.version == top.text)
+            chosen.append(found)
+            highest[name] = {"version": found.version, "versions": _sorted(loaded)}
+        said = {"highest_only": highest} if highest else {}
+        return Chosen(chosen, said)
+
+    def _no_such(self, name: str) -> str:
+        if not self._docs:
+            return f"no manifest named {name!r}: no manifests are loaded"
+        match = closest_name(name, self.libraries)
+        hint = f" (did you mean {match!r}?)" if match else f"; loaded: {', '.join(self._docs)}"
+        return f"no manifest named {name!r}{hint}"
 
     @property
     def ready(self) -> bool:
@@ -230,6 +315,21 @@ class Library:
         ranking sheet with the caller's three weights (see `search_many`)."""
         ranking = _weighted(lexical_weight, embedding_weight, content_weight)
         return search_many(self.select(name), query, limit, ranking, explain)
+
+    def search_in(
+        self,
+        chosen: Sequence[Docs],
+        query: str,
+        limit: int,
+        explain: bool = False,
+        weights: tuple[float, float, float] = (
+            RANKING.lexical_weight,
+            RANKING.embedding_weight,
+            RANKING.content_weight,
+        ),
+    ) -> SearchResults:
+        """Best pages first across the docs `choose` chose."""
+        return search_many(list(chosen), query, limit, _weighted(*weights), explain)
 
     def find_page(self, url: str) -> tuple[Docs, Page] | None:
         for docs in self.all():
@@ -268,6 +368,39 @@ def _weighted(lexical: float, embedding: float, content: float) -> Ranking:
     )
 
 
+def identity(name: str, version: str | None) -> str:
+    return versions.identity(name, version)
+
+
+def version_arg(value: Any) -> str | None:
+    """A `version` argument as a model or a shell sent it: a string, or None."""
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # a major version sent as a number
+    if isinstance(value, float):  # 1.20 arrives as 1.2: which was meant is lost
+        raise InvalidArgs(f"version must be a string such as '5.2' (got the number {value!r})")
+    if not isinstance(value, str):
+        raise InvalidArgs(f"version must be a string such as '5.2', got {type(value).__name__}")
+    return value.strip() or None
+
+
+def _asked(name: str, version: str | None) -> tuple[str, versions.Version | None]:
+    """`name` or `name@version`, and a separate `version`: the name and the version asked
+    (both ways at once must agree)."""
+    name, written = versions.split_identity(name)
+    given = None if version is None else versions.as_version(version)
+    if written is not None and given is not None and written.text != given.text:
+        raise InvalidArgs(
+            f"docs asks for {name}@{written.text} and version for {given.text}: give one"
+        )
+    return name, written or given
+
+
+def _sorted(loaded: Iterable[str | None]) -> list[str]:
+    return [v.text for v in sorted(versions.as_version(v) for v in dict.fromkeys(loaded) if v)]
+
+
 def _described(docs: Docs) -> dict[str, Any]:
     """A manifest as list_docs shows it; `content` says whether its text is searched."""
     entry: dict[str, Any] = {
@@ -278,6 +411,10 @@ def _described(docs: Docs) -> dict[str, Any]:
     }
     if others := _other_hosts(docs.url, docs.site_roots):
         entry["hosts"] = others
+    if docs.version is not None:
+        entry["version"] = docs.version
+    if docs.packages is not None:
+        entry["packages"] = list(docs.packages)
     if docs.content is not None:
         entry["content"] = {"state": "ready", "pages": docs.content.pages}
         if docs.content_note:

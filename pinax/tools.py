@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -18,10 +19,12 @@ from urllib.parse import unquote, urlsplit
 
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.library import (
+    Chosen,
     Docs,
     Library,
     did_you_mean,
     index_state,
+    version_arg,
 )
 from pinax.manifest import Manifest, Page
 from pinax.pages import (
@@ -44,6 +47,7 @@ from pinax.search import RANKING
 
 if TYPE_CHECKING:
     from pinax.pages import PageReader
+    from pinax.project import Project, Scope
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 50
@@ -60,6 +64,9 @@ INDEX_FOLDER = "indexes"  # the on-disk search indexes, inside the cache folder
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # control characters but tab, CR, LF
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _INTEGER = re.compile(r"-?[0-9]+")
+# The scope of the call being answered when its client's MCP roots gave one (set by the
+# server around a call; None: the tools' own `scope`).
+CALL_SCOPE: ContextVar[Scope | None] = ContextVar("pinax_call_scope", default=None)
 
 
 class Tools:
@@ -90,6 +97,11 @@ class Tools:
         # A live reload that failed since these docs loaded ({"since", "error", "source"}):
         # list_docs marks the sets it concerns as stale, so the model knows (reload.py).
         self.stale: dict[str, Any] | None = None
+        # The default scope when a call names no docs: the projects' dependencies (see
+        # `use_projects`); None: every library, each at its highest version.
+        self.scope: Scope | None = None
+        self.projects: list[Project] = []
+        self.folder_names: list[str] = []  # docs folders served from disk: always in scope
 
     @property
     def reader(self) -> PageReader | None:
@@ -150,7 +162,9 @@ class Tools:
         for name in ttls or {}:
             library.get(name)  # a TTL for a manifest that is not loaded is a mistake
         if not read_pages:
-            return cls(library, None, ttls, unavailable=unavailable)
+            tools = cls(library, None, ttls, unavailable=unavailable)
+            tools.folder_names = [m.name for m, _ in folders if m.packages is None]
+            return tools
         addresses = AddressPolicy.from_env(allow_private)  # a bad network stops start-up
         cache = PageCache(folder, DEFAULT_TTL if ttl is None else ttl)
         shared = None
@@ -166,7 +180,49 @@ class Tools:
             files = LocalFiles(local) if local else None
             return PageReader(policy, cache, files=files, credentials=credentials, shared=shared)
 
-        return cls(library, None, ttls, make_reader, unavailable)
+        tools = cls(library, None, ttls, make_reader, unavailable)
+        tools.folder_names = [m.name for m, _ in folders if m.packages is None]
+        return tools
+
+    def use_projects(self, projects: Sequence[Project], served: Iterable[str] = ()) -> None:
+        """Make the projects' dependencies the default scope of calls that name no docs;
+        `served` are the names of docs folders served from disk (always in scope)."""
+        from pinax.project import scope_of
+
+        self.projects = list(projects)
+        self.scope = scope_of(self.projects, self._loaded(), {*served, *self.folder_names})
+
+    def use_project_folders(self, folders: Iterable[str | Path]) -> None:
+        """Read each project folder (nothing executed, a bad file a warning) and make their
+        dependencies the default scope."""
+        from pinax.project import read_project
+
+        self.use_projects([read_project(folder) for folder in folders])
+
+    def project_warnings(self) -> list[str]:
+        """The project files that could not be read, each naming the file."""
+        return [warning for project in self.projects for warning in project.warnings]
+
+    def _loaded(self) -> list[tuple[str, str | None, Sequence[str] | None]]:
+        return [(d.name, d.version, d.packages) for d in self.library.all()]
+
+    def choose(self, docs: Any = None, version: Any = None) -> Chosen:
+        """The docs a call covers (see `Library.choose`): named by the caller, else the
+        projects' scope, else every library at its highest version."""
+        name = _docs_name(docs)
+        asked = version_arg(version)
+        scope = CALL_SCOPE.get() or self.scope
+        if name is None and asked is None and scope is not None:
+            chosen = self.library.choose(None, scope=scope.docs)
+            return Chosen(chosen.docs, {"scope": scope.to_dict()})
+        return self.library.choose(name, asked)
+
+    def scope_with_roots(self, uris: Iterable[object]) -> tuple[Scope | None, list[str]]:
+        """The scope of a client whose MCP roots are `uris` (its folders are projects beside
+        the server's), and a warning per root skipped or file that could not be read."""
+        from pinax.project import with_roots
+
+        return with_roots(self.projects, uris, self._loaded(), self.folder_names)
 
     def list_docs(self) -> dict[str, Any]:
         answer: dict[str, Any] = {"docs": self.library.describe()}
@@ -174,21 +230,24 @@ class Tools:
             _mark_stale(answer["docs"], self.library.all(), self.stale)
         if self.unavailable:
             answer["unavailable"] = [dict(item) for item in self.unavailable]
+        if self.scope is not None:
+            answer["scope"] = self.scope.to_dict()
         return answer
 
-    def list_sections(self, docs: Any = None) -> dict[str, Any]:
+    def list_sections(self, docs: Any = None, version: Any = None) -> dict[str, Any]:
         name = _docs_name(docs)
+        chosen = self.choose(docs, version)
         if name is not None:
-            entry = self.library.get(name)
+            entry = chosen.docs[0]
             sections = [{"section": s, "pages": n} for s, n in entry.top_sections]
-            return {"docs": name, "sections": sections}
+            return {"docs": entry.name, **chosen.said, "sections": sections}
         merged = [
-            {"docs": entry.name, "section": s, "pages": n}
-            for entry in self.library.all()
+            _versioned({"docs": entry.name, "section": s, "pages": n}, entry)
+            for entry in chosen.docs
             for s, n in entry.top_sections
         ]
         merged.sort(key=lambda item: -item["pages"])
-        return {"sections": merged}
+        return {**chosen.said, "sections": merged}
 
     def search_pages(
         self,
@@ -200,6 +259,7 @@ class Tools:
         lexical_weight: Any = None,
         embedding_weight: Any = None,
         content_weight: Any = None,
+        version: Any = None,
     ) -> dict[str, Any]:
         started = time.perf_counter()
         text = _text(query, "query", MAX_QUERY_LENGTH)
@@ -208,7 +268,9 @@ class Tools:
         detailed = _flag(explain, "explain")
         minimum = RANKING.threshold if threshold is None else _fraction(threshold, "threshold")
         weights = search_weights(lexical_weight, embedding_weight, content_weight, self.weights)
-        found = self.library.search(text, count, name, detailed, *weights)
+        chosen = self.choose(docs, version)
+        found = self.library.search_in(chosen.docs, text, count, detailed, weights)
+        by_name = {d.name: d for d in reversed(chosen.docs)}  # one version of each: see choose
         results = []
         for hit in found.hits:
             # Scores come rounded to 4 decimals, best first: one of 0 is a page nothing of
@@ -235,10 +297,11 @@ class Tools:
                 row["indexed_at"] = hit.indexed_at
             if name is None:
                 row["docs"] = hit.docs
+            _versioned(row, by_name[hit.docs])
             if detailed:
                 row["explain"] = hit.explain
             results.append(row)
-        answer: dict[str, Any] = {"query": text, "results": results}
+        answer: dict[str, Any] = {"query": text, **chosen.said, "results": results}
         if found.also_matched:
             answer["also_matched"] = found.also_matched
         answer["strategy"] = found.strategy
@@ -247,13 +310,21 @@ class Tools:
         return answer
 
     def get_section_pages(
-        self, section: Any, docs: Any = None, limit: Any = None, offset: Any = 0
+        self,
+        section: Any,
+        docs: Any = None,
+        limit: Any = None,
+        offset: Any = 0,
+        version: Any = None,
     ) -> dict[str, Any]:
         prefix = _section(section)
         name = _docs_name(docs)
         count = _bounded_int(limit, "limit", 1, MAX_SECTION_LIMIT, DEFAULT_SECTION_LIMIT)
         start = _bounded_int(offset, "offset", 0, 10**9, 0)
-        selected = self.library.select(name)
+        chosen = self.choose(docs, version)
+        selected = chosen.docs
+        if name is not None:
+            name = selected[0].name
         listed = []
         matched = set()
         for entry in selected:
@@ -274,10 +345,11 @@ class Tools:
                 row = _page_row(page)
                 if name is None:
                     row["docs"] = entry.name
-                window.append(row)
+                window.append(_versioned(row, entry))
             skip = max(0, skip - len(pages))
         shown = matched.pop() if len(matched) == 1 else prefix
         answer: dict[str, Any] = {"section": shown, "total": total, "pages": window}
+        answer = {**chosen.said, **answer}
         if name is not None:
             answer = {"docs": name, **answer}
         if start + count < total:
@@ -326,17 +398,20 @@ class Tools:
             if similar:
                 exc.message += f" (did you mean {', '.join(similar)}?)"
             raise
+        labelled = partial(_labelled, known[0] if known else None)
         names = {s.name: s.anchor for s in known[1].symbols if s.anchor} if known else {}
         # The slice is cut on a worker thread: finding a big page's headings and counting its
         # tokens is CPU in proportion to its size, which other clients must not wait for.
         if fragment and heading is None and position is None:
             try:
-                return await to_thread(window, page, budget, unquote(fragment), None, names)
+                return labelled(
+                    await to_thread(window, page, budget, unquote(fragment), None, names)
+                )
             except SectionNotFound as exc:
                 # Not a heading: say so rather than answer with the whole page as if asked.
                 raise NotFound(_no_anchor(page["url"], unquote(fragment), exc)) from None
         try:
-            return await to_thread(window, page, budget, heading, position, names)
+            return labelled(await to_thread(window, page, budget, heading, position, names))
         except SectionNotFound as exc:
             hint = did_you_mean(heading or "", exc.choices)
             hint = hint or "; call get_page without a section to see the page's outline"
@@ -499,6 +574,21 @@ def _fraction(value: Any, name: str) -> float:
     return float(number)
 
 
+def _versioned(row: dict[str, Any], docs: Docs) -> dict[str, Any]:
+    """The row, with the version of the docs it came from when they state one."""
+    if docs.version:
+        row["version"] = docs.version
+    return row
+
+
+def _labelled(docs: Docs | None, page: dict[str, Any]) -> dict[str, Any]:
+    """A page read, with its docs' name and version when they state one."""
+    if docs is not None and docs.version:
+        page["docs"] = docs.name
+        page["version"] = docs.version
+    return page
+
+
 def _docs_name(value: Any) -> str | None:
     if value is None:
         return None
@@ -543,3 +633,19 @@ def _resolved(source: Any) -> str | None:
         return str(Path(source).resolve())
     except (OSError, RuntimeError, ValueError):
         return source
+
+
+def project_report(
+    folders: Iterable[str | Path], loaded: Iterable[tuple[str, str | None, Any]]
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """What `pinax doctor --project` says (see `pinax.project.project_report`)."""
+    from pinax.project import project_report as report
+
+    return report(folders, loaded)
+
+
+def shipped_in(folders: Iterable[str | Path]) -> list[tuple[Path, str, str, list[str]]]:
+    """The docs the projects' installed packages ship (see `pinax.project.shipped_in`)."""
+    from pinax.project import shipped_in as shipped
+
+    return shipped(folders)

@@ -7,7 +7,9 @@ reporting to a `ConsoleReporter` (`run_build`: the same, run to its end for a co
 URL or published file; `previous_texts` reads the content file of a manifest built earlier
 (`--content` reuses the text of unchanged pages); `FolderSource` reads a folder of
 documentation sources (rebuilt cheaply when it changes), `is_docs_folder` tells one from a
-folder of manifests. Importing this package is cheap: the network and parsing modules load
+folder of manifests. `stated_by_folder`, `stated_by_inventory` and `stated_by_url` read the
+version (and name) a source states of itself; `labelled` stamps them on a manifest.
+Importing this package is cheap: the network and parsing modules load
 only when a build runs.
 """
 
@@ -24,6 +26,13 @@ if TYPE_CHECKING:
     from pinax.builder.folder import FolderSource
     from pinax.builder.model import BuildOptions
     from pinax.builder.publish import publish as publish_manifest
+    from pinax.builder.versioning import (
+        Stated,
+        labelled,
+        stated_by_folder,
+        stated_by_inventory,
+        stated_by_url,
+    )
 
 __getattr__ = lazy_names(
     __name__,
@@ -35,6 +44,11 @@ __getattr__ = lazy_names(
         "publish_manifest": "publish:publish",
         "previous_texts": "companion",
         "run_build": "core",
+        "Stated": "versioning",
+        "labelled": "versioning",
+        "stated_by_folder": "versioning",
+        "stated_by_inventory": "versioning",
+        "stated_by_url": "versioning",
     },
 )
 
@@ -42,10 +56,15 @@ __all__ = [
     "BuildOptions",
     "ConsoleReporter",
     "FolderSource",
+    "Stated",
     "build_manifest",
     "is_docs_folder",
+    "labelled",
     "previous_texts",
     "publish_manifest",
     "resolve_docs",
     "run_build",
+    "stated_by_folder",
+    "stated_by_inventory",
+    "stated_by_url",
 ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -39,6 +39,23 @@ def build(
     ] = None,
     name: Annotated[
         str | None, typer.Option("--name", help="Manifest name (default: from the host).")
+    ] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            help="The version the docs are of, e.g. 5.2 (default: where the source states "
+            "it: package.json, pyproject.toml, a Sphinx conf.py, an objects.inv header, the URL).",
+        ),
+    ] = None,
+    package: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--package",
+            metavar="ECOSYSTEM:NAME",
+            help="A package these docs document, e.g. pypi:django (repeatable; default: "
+            "the package of the manifest's name).",
+        ),
     ] = None,
     title: Annotated[str | None, typer.Option("--title", help="Site title.")] = None,
     site_url: SiteUrlOption = None,
@@ -177,6 +194,7 @@ def build(
     texts: list | None = [] if content else None
     try:
         manifest = run_build(source, options, reporter, texts)
+        manifest = _versioned(manifest, source, name, version, package, reporter)
         if output is None:
             sys.stdout.write(safe(dump(manifest)))
             return
@@ -187,3 +205,36 @@ def build(
         fail(exc.message)
     if outcome.exit_code:
         raise typer.Exit(outcome.exit_code)
+
+
+def _versioned(
+    manifest: Any,
+    source: str,
+    name: str | None,
+    version: str | None,
+    packages: list[str] | None,
+    reporter: Any,
+) -> Any:
+    """The manifest labelled with its version and packages: as given, else as the source
+    states them (a folder build is named after the package it documents), said where."""
+    from pinax.builder import (
+        labelled,
+        stated_by_folder,
+        stated_by_inventory,
+        stated_by_url,
+    )
+
+    stated = None
+    local = Path(source) if "://" not in source else None
+    if local is not None and local.is_dir():
+        stated = stated_by_folder(local)
+    elif local is not None and local.name.endswith(".inv"):
+        stated = stated_by_inventory(local)
+    if stated is None or not stated.version:
+        by_url = stated_by_url(manifest.url) or (stated_by_url(source) if local is None else None)
+        stated = by_url or stated
+    given_name = name is not None or not (local is not None and local.is_dir())
+    labelled_manifest, note = labelled(manifest, stated, version, packages, given_name)
+    if note:
+        reporter.note(note)
+    return labelled_manifest

@@ -29,6 +29,16 @@ OptionalDocsOption = Annotated[
     list[str] | None,
     typer.Option("--docs", "-d", metavar="SOURCE", help=DOCS_HELP, show_default=False),
 ]
+ProjectOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--project",
+        metavar="DIR",
+        help="A project folder: its dependencies, at the versions it uses (installed, "
+        "locked, declared), are what a search naming no docs covers. Repeat for several.",
+        show_default=False,
+    ),
+]
 CacheDirOption = Annotated[
     Path | None,
     typer.Option(
@@ -411,6 +421,7 @@ def open_tools(
     credentials: Any = None,
     folder_options: FolderOptions | None = None,
     cache_redis: str | None = None,
+    labels: Any = None,
 ) -> Any:
     """Load the manifests and wire the tools (`read_pages`: get_page too). Sources that could
     not be built are warned about and listed by list_docs; if nothing at all loads because of
@@ -422,7 +433,7 @@ def open_tools(
     default, per_docs = parse_ttls(ttl or [])
     if folders is None:  # else `docs` are the other sources, split from the folders already
         docs, folder_paths = split_docs(docs)
-        folders = DocsFolders(folder_paths, site_url, options=folder_options)
+        folders = DocsFolders(folder_paths, site_url, options=folder_options, labels=labels)
     built = folders.build() if folders else []
     sources = resolve_sources(docs, cache_dir, allow_private, site_url, credentials)
     for missing in sources.unavailable:
@@ -460,6 +471,7 @@ def load_tools(
     credentials: Any = None,
     folder_options: FolderOptions | None = None,
     cache_redis: str | None = None,
+    labels: Any = None,
 ) -> Any:
     """Load the manifests (exit 2 naming the file and place if one is bad) and wire the tools;
     `need_docs`: a command that searches has nothing to do with no manifest at all."""
@@ -477,6 +489,7 @@ def load_tools(
             contents=contents,
             folder_options=folder_options,
             cache_redis=cache_redis,
+            labels=labels,
         )
     except PinaxError as exc:
         fail(exc.message)
@@ -511,3 +524,34 @@ def parse_duration(text: str, option: str) -> float:
     if not 0 <= number < float("inf"):
         fail(f"{option}: {text!r} must be a duration of 0 or more")
     return number
+
+
+def use_projects(tools: Any, folders: list[Path] | None) -> None:
+    """Make the project folders' dependencies the default scope (a folder that is not one
+    exits 2); each project file that cannot be read is a warning naming it."""
+    if not folders:
+        return
+    for folder in folders:
+        if not Path(folder).is_dir():
+            fail(f"--project {folder}: not a folder")
+    tools.use_project_folders(folders)
+    for warning in tools.project_warnings():
+        warn(warning)
+
+
+def shipped_docs(
+    docs: list[str] | None, folders: list[Path] | None
+) -> tuple[list[str], dict[Path, tuple[str, str, list[str]]]]:
+    """`--docs` with the docs the projects' installed packages ship added (each labelled with
+    its package and installed version), said on stderr."""
+    docs = list(docs or [])
+    if not folders:
+        return docs, {}
+    from pinax.tools import shipped_in as found_in
+
+    labels = {}
+    for path, name, version, packages in found_in([f for f in folders if Path(f).is_dir()]):
+        warn(f"serving the docs {packages[0]} {version} ships: {path}")
+        docs.append(str(path))
+        labels[path] = (name, version, packages)
+    return docs, labels

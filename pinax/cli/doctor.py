@@ -29,6 +29,7 @@ from pinax.cli.common import (
     CacheDirOption,
     JsonOption,
     OptionalDocsOption,
+    ProjectOption,
     SiteUrlOption,
     json_errors,
     plural,
@@ -113,6 +114,10 @@ def check_manifest(path: Path, folder: Path, findings: Findings) -> dict[str, An
         markdown_twins=sum(1 for page in pages if page.markdown_url),
         first_page=pages[0].url if pages else None,
     )
+    if loaded.version is not None:
+        entry["version"] = loaded.version
+    if loaded.packages is not None:
+        entry["packages"] = list(loaded.packages)
     entry["content"] = check_content(path, loaded.content, findings, loaded.name)
     if entry["index"] != "fresh":
         findings.warnings.append(
@@ -216,6 +221,7 @@ def diagnose(
     allow_private: list[str],
     site_url: str | None,
     check_network: bool = True,
+    projects: list[Path] | None = None,
 ) -> Findings:
     import anyio
 
@@ -260,6 +266,8 @@ def diagnose(
             findings.warnings.append(f"{entry['name']}: robots.txt disallows Pinax")
     findings.report["docs"] = libraries
     findings.report["folders"] = folders
+    if projects:
+        check_projects(projects, libraries, folders, findings)
     args = serve_args(docs, cache_dir, allow_private, site_url)
     findings.report["client"] = {
         "command": pinax_command(),
@@ -268,6 +276,28 @@ def diagnose(
     findings.report["problems"] = findings.problems
     findings.report["warnings"] = findings.warnings
     return findings
+
+
+def check_projects(
+    projects: list[Path],
+    libraries: list[dict[str, Any]],
+    folders: list[dict[str, Any]],
+    findings: Findings,
+) -> None:
+    """Each project's dependencies, where each was read, and which loaded docs answer for it
+    (`project_lines` in the report); a file that cannot be read is a warning naming it."""
+    from pinax.tools import project_report
+
+    for folder in projects:
+        if not folder.is_dir():
+            findings.problems.append(f"--project {folder}: not a folder")
+    loaded = [(e["name"], e.get("version"), e.get("packages")) for e in libraries]
+    loaded += [(f["name"], None, []) for f in folders]
+    lines, data = project_report([p for p in projects if p.is_dir()], loaded)
+    findings.report["projects"] = data
+    findings.report["project_lines"] = lines
+    for project in data:
+        findings.warnings.extend(project["warnings"])
 
 
 def check_folders(
@@ -309,7 +339,8 @@ def screen(report: dict[str, Any]) -> list[str]:
     lines.append(f"cache: {cache['folder']}: {state}{held}")
     for entry in report["docs"]:
         lines.append(
-            f"{entry['name']}: {plural(entry['pages'], 'page')} ({entry['file']}); outlines "
+            f"{entry['name']}{'@' + entry['version'] if entry.get('version') else ''}: "
+            f"{plural(entry['pages'], 'page')} ({entry['file']}); outlines "
             f"{entry['outlines']:.0%}; search index {entry['index']}{_content_note(entry)}"
         )
         site = entry.get("site")
@@ -326,6 +357,7 @@ def screen(report: dict[str, Any]) -> list[str]:
             f"{entry['name']}: {plural(entry['pages'], 'page')} (docs folder {entry['folder']}, "
             f"read from disk)"
         )
+    lines.extend(report.get("project_lines", []))
     client = report["client"]["stdio"]["mcpServers"]["pinax"]
     lines.append(f"client (pinax config stdio): {json.dumps(client)}")
     for warning in report["warnings"]:
@@ -349,11 +381,15 @@ def doctor(
         bool, typer.Option("--offline", help="Do not contact the sites (no reachability check).")
     ] = False,
     as_json: JsonOption = False,
+    project: ProjectOption = None,
 ) -> None:
-    """Check the set-up: versions, cache, each library and its site, the client snippet;
+    """Check the set-up: versions, cache, each library and its site, the client snippet,
+    and (--project) what each project depends on and which docs answer for it;
     exit 1 when something is broken."""
     json_errors(as_json)
-    findings = diagnose(docs or [], cache_dir, allow_private or [], site_url, not offline)
+    findings = diagnose(
+        docs or [], cache_dir, allow_private or [], site_url, not offline, project or []
+    )
     if as_json:
         typer.echo(json.dumps(findings.report, indent=2))
         if findings.problems:  # the report says what; stderr says that something is broken

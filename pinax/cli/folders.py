@@ -10,6 +10,7 @@ its generator's config gives its pages, URLs and titles (pinax/builder/generator
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,11 @@ class DocsFolders:
         site_url: str | None = None,
         layout: str | None = None,
         options: Any = None,
+        labels: Mapping[Path, tuple[str, str, list[str]]] | None = None,
     ) -> None:
-        """`options`: the command's `FolderOptions` (generator, --include, --exclude)."""
+        """`options`: the command's `FolderOptions` (generator, --include, --exclude);
+        `labels`: a folder's (name, version, packages) where known (docs a package ships)."""
+        self.labels = {Path(k): v for k, v in (labels or {}).items()}
         self.sources: list[Any] = []
         self._looks: tuple[Any, ...] | None = None
         self._built: list[Any] = []  # each source's last build
@@ -80,6 +84,13 @@ class DocsFolders:
         self._built = []
         for i, source in enumerate(self.sources):
             result = source.build(reporter, looks[i] if looks else None)
+            label = self.labels.get(Path(source.root))
+            if label is not None:
+                name, version, packages = label
+                manifest = replace(
+                    result.manifest, name=name, version=version, packages=tuple(packages)
+                )
+                result = replace(result, manifest=manifest)
             self._built.append(result)
             built.append(
                 (result.manifest, {url: (source.root, path) for url, path in result.files.items()})

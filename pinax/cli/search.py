@@ -23,6 +23,7 @@ from pinax.cli.common import (
     LexicalWeightOption,
     LogLevelOption,
     OptionalDocsOption,
+    ProjectOption,
     SiteUrlOption,
     fail,
     fail_on,
@@ -32,12 +33,14 @@ from pinax.cli.common import (
     safe,
     safe_json,
     setup_logging,
+    shipped_docs,
     shown,
+    use_projects,
     warn,
     weights_or_fail,
     with_docs_folders,
 )
-from pinax.errors import PinaxError
+from pinax.errors import PinaxError, VersionNotLoaded
 
 
 def search(
@@ -52,8 +55,21 @@ def search(
     limit: Annotated[int, typer.Option("--limit", "-n", metavar="N", help="Maximum results.")] = 10,
     within: Annotated[
         str | None,
-        typer.Option("--in", metavar="NAME", help="Search only this manifest (by name)."),
+        typer.Option(
+            "--in",
+            metavar="NAME",
+            help="Search only these docs: a name, or name@version (e.g. django@5.2).",
+        ),
     ] = None,
+    version: Annotated[
+        str | None,
+        typer.Option(
+            "--version",
+            metavar="VERSION",
+            help="The version of the --in docs (a version not loaded is refused: exit 2).",
+        ),
+    ] = None,
+    project: ProjectOption = None,
     threshold: Annotated[
         float | None,
         typer.Option(
@@ -82,8 +98,9 @@ def search(
     setup_logging(log_level)
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)
     contents = parse_contents(content)
+    docs, labels = shipped_docs(with_docs_folders(docs, docs_folder), project)
     tools = load_tools(
-        with_docs_folders(docs, docs_folder),
+        docs,
         cache_dir,
         None,
         allow_private,
@@ -91,14 +108,17 @@ def search(
         site_url,
         contents=contents,
         folder_options=FolderOptions(layout, tuple(include or ()), tuple(exclude or ())),
+        labels=labels,
     )
     tools.library.load_contents()  # a bad content file is warned about, not fatal
+    use_projects(tools, project)
     for entry in tools.library.describe():
         if entry.get("content", {}).get("state") == "unavailable":
             warn(f"{entry['name']}: {entry['content']['reason']}")
     options = {
         "limit": limit,
         "docs": within,
+        "version": version,
         "explain": explain,
         "threshold": threshold,
         "lexical_weight": weights[0],
@@ -112,6 +132,8 @@ def search(
         return
     try:
         answer = tools.search_pages(query, **options)
+    except VersionNotLoaded as exc:
+        fail(exc.message, 2)
     except PinaxError as exc:
         fail_on(exc)
     if as_json:
@@ -138,12 +160,27 @@ def print_table(answer: dict[str, Any], within: str | None = None) -> None:
     compared across libraries."""
     if answer.get("also_matched"):
         typer.echo(safe(f"also matched: {also_matched(answer['also_matched'])}"))
+    for name, chosen in (answer.get("highest_only") or {}).items():
+        loaded = ", ".join(chosen["versions"])
+        typer.echo(safe(f"{name}: searched at {chosen['version']} (loaded: {loaded})"))
+    scope = answer.get("scope")
+    if scope:
+        typer.echo(
+            safe(f"project scope: {', '.join(scope['project'] + scope['general']) or 'none'}")
+        )
+        for entry in scope["missing"]:
+            loaded = ", ".join(entry["loaded"])
+            typer.echo(safe(f"  not loaded: {entry['docs']} {entry['version']} (loaded: {loaded})"))
     results = answer["results"]
     if not results:
         typer.echo("no results")
         return
     for row in results:
-        library = row.get("docs") or within
+        library = row.get("docs") or (within or "").partition("@")[0]
+        if library and row.get("version"):
+            library = f"{library}@{row['version']}"
+        elif row.get("version"):
+            library = f"version {row['version']}"
         where = f"[{library}] " if library else ""
         if row.get("symbol"):
             place = f" > {row['symbol']} ({row['kind']})"

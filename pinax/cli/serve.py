@@ -24,6 +24,7 @@ from pinax.cli.common import (
     LexicalWeightOption,
     LogLevelOption,
     OptionalDocsOption,
+    ProjectOption,
     SiteUrlOption,
     TtlOption,
     credentials_or_fail,
@@ -33,6 +34,8 @@ from pinax.cli.common import (
     parse_contents,
     plural,
     setup_logging,
+    shipped_docs,
+    use_projects,
     warn,
     weights_or_fail,
     with_docs_folders,
@@ -52,6 +55,7 @@ def serve(
     docs_folder: DocsFolderOption = None,
     include: IncludeOption = None,
     exclude: ExcludeOption = None,
+    project: ProjectOption = None,
     cache_dir: CacheDirOption = None,
     ttl: TtlOption = None,
     allow_private: AllowPrivateOption = None,
@@ -142,6 +146,7 @@ def serve(
     from pinax.server import HttpSettings
 
     weights = weights_or_fail(lexical_weight, embedding_weight, content_weight)  # the defaults
+    docs, labels = shipped_docs(docs, project)
     contents = parse_contents(content)
     credentials = credentials_or_fail(header, headers_file)
     settings = HttpSettings(
@@ -163,21 +168,24 @@ def serve(
 
         try:
             others, folder_paths = split_docs(docs)
-            folders = DocsFolders(folder_paths, site_url, options=folder_options)
+            folders = DocsFolders(folder_paths, site_url, options=folder_options, labels=labels)
             tools: Any = LiveTools(
-                lambda: weighted(
-                    open_tools(
-                        one_generation(others),  # resolved at each load: one generation
-                        cache_dir,
-                        ttl,
-                        allow_private,
-                        site_url=site_url,
-                        folders=folders,
-                        credentials=credentials,
-                        contents=contents,
-                        cache_redis=cache_redis,
+                lambda: projected(
+                    weighted(
+                        open_tools(
+                            one_generation(others),  # resolved at each load: one generation
+                            cache_dir,
+                            ttl,
+                            allow_private,
+                            site_url=site_url,
+                            folders=folders,
+                            credentials=credentials,
+                            contents=contents,
+                            cache_redis=cache_redis,
+                        ),
+                        weights,
                     ),
-                    weights,
+                    project,
                 ),
                 [Path(arg) for arg in others],
                 watch_interval if watch_interval is not None else 0.25 if folders else 1.0,
@@ -198,8 +206,9 @@ def serve(
             credentials=credentials,
             folder_options=folder_options,
             cache_redis=cache_redis,
+            labels=labels,
         )
-        weighted(tools, weights)
+        projected(weighted(tools, weights), project)
     from pinax.server import create_server, settle, share_the_gil
 
     # What is loaded now, and what warming up adds, lives as long as the server: both are
@@ -222,6 +231,12 @@ def serve(
 
 def _is_folder(arg: str) -> bool:
     return arg.startswith("dir:") or Path(arg).is_dir()
+
+
+def projected(tools: Any, projects: list[Path] | None) -> Any:
+    """The tools with the projects' dependencies as the default scope (at every reload)."""
+    use_projects(tools, projects)
+    return tools
 
 
 def weighted(tools: Any, weights: tuple[float, float, float]) -> Any:
@@ -252,6 +267,10 @@ def start_line(tools: Any) -> str:
     docs = tools.library.describe()
     if not docs:
         warn("no documentation sets loaded: the server has nothing to search")
-    listed = ", ".join(f"{d['name']} ({plural(d['pages'], 'page')})" for d in docs)
+    listed = ", ".join(
+        f"{d['name']}{'@' + d['version'] if d.get('version') else ''} "
+        f"({plural(d['pages'], 'page')})"
+        for d in docs
+    )
     what = plural(len(docs), "documentation set") + (f": {listed}" if listed else "")
     return f"pinax {__version__} serving {what}"

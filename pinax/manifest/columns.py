@@ -277,6 +277,8 @@ class ManifestColumns:
     source: str
     pages: PageColumns
     content: str | None = None
+    version: str | None = None
+    packages: tuple[str, ...] | None = None
 
     @classmethod
     def of(cls, manifest: Manifest) -> ManifestColumns:
@@ -289,6 +291,8 @@ class ManifestColumns:
             manifest.source,
             PageColumns.of(manifest.pages),
             manifest.content,
+            manifest.version,
+            manifest.packages,
         )
 
 
@@ -327,6 +331,8 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
         source,
         columns,
         header.content,
+        header.version,
+        header.packages,
     )
 
 
@@ -447,6 +453,8 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
         source,
         columns,
         header.content,
+        header.version,
+        header.packages,
     )
 
 

@@ -1,9 +1,15 @@
 """Manifests: a docs site's pages, loaded with clear errors and dumped deterministically.
 
 A manifest is schema 1:
-`{"pinax_manifest": 1, "name", "url", "title"?, "description"?, "ttl"?, "pages": [{"url",
+`{"pinax_manifest": 1, "name", "url", "title"?, "description"?, "ttl"?, "version"?,
+"packages"?, "pages": [{"url",
 "title", "section"?, "description"?, "group"?, "markdown_url"?, "lastmod"?, "outline"?,
 "symbols"?}]}`.
+`version` is the version of the software the docs are of, as the docs publish it (`"5.2"`,
+`"v15.1.8"`, `"stable"`: kept as written, compared by `pinax.versions`); `packages` the
+packages they document, as `"ecosystem:name"` strings (`"pypi:django"`, `"npm:@angular/core"`;
+absent: the package of the manifest's own name; `[]`: none). A manifest's identity is
+`name@version`, or `name` without a version (`identity`).
 `ttl` is how many seconds a fetched page of this site stays fresh in the page cache.
 `outline` is the page's headings below its title, in document order: `[{"level": 2..6,
 "title", "anchor"?}]`, `anchor` being the heading's id on the page where known; at most
@@ -31,6 +37,12 @@ from pinax.files import SpecialFile, read_regular
 
 SCHEMA_VERSION = 1
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# A version as docs publish one: `5.2`, `v15.1.8`, `0_13_1`, `stable`, `1.0.0-rc.1+build`.
+VERSION_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+\-]{0,99}$")
+# `ecosystem:name`; npm names may be scoped (`@angular/core`).
+_PACKAGE_PART = r"[A-Za-z0-9][A-Za-z0-9._\-]{0,213}"
+PACKAGE_PATTERN = re.compile(rf"^[a-z][a-z0-9_-]{{0,31}}:@?{_PACKAGE_PART}(/{_PACKAGE_PART})?$")
+MAX_PACKAGES = 100
 _ANCHOR = re.compile(r"[^\s#]{1,500}")
 OPTIONAL_PAGE_FIELDS = ("description", "group", "markdown_url", "lastmod")
 # The longest outline seen on the shared corpora's 16,000 pages has 915 headings, the longest
@@ -123,6 +135,13 @@ class Manifest:
     ttl: float | None = None
     source: str = field(default="<memory>", compare=False)
     content: str | None = None  # the content file, relative to the manifest's folder
+    version: str | None = None  # as the docs publish it
+    packages: tuple[str, ...] | None = None  # "ecosystem:name"; None: its own name's
+
+    @property
+    def identity(self) -> str:
+        """`name@version`, or `name` without a version: what must be unique among loaded."""
+        return identity(self.name, self.version)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -138,7 +157,16 @@ class Manifest:
             data["ttl"] = self.ttl
         if self.content is not None:
             data["content"] = self.content
+        if self.version is not None:
+            data["version"] = self.version
+        if self.packages is not None:
+            data["packages"] = list(self.packages)
         return data
+
+
+def identity(name: str, version: str | None) -> str:
+    """A manifest's identity: `name@version`, or `name` without a version."""
+    return f"{name}@{version}" if version else name
 
 
 def parent_section(url: str) -> str:
@@ -254,6 +282,8 @@ def from_dict(data: Any, source: str = "<memory>") -> Manifest:
         raise ManifestError(
             source, "content", f"{content[:200]!r} must be a path inside its folder"
         )
+    version = optional_version(data, source)
+    packages = optional_packages(data, source)
     pages_data = data.get("pages")
     if pages_data is None:
         raise ManifestError(source, "pages", "missing")
@@ -269,7 +299,48 @@ def from_dict(data: Any, source: str = "<memory>") -> Manifest:
         ttl=ttl,
         source=source,
         content=content,
+        version=version,
+        packages=packages,
     )
+
+
+def optional_version(data: dict[str, Any], source: str) -> str | None:
+    """The `version` field: a version as docs publish one, or absent."""
+    version = data.get("version")
+    if version is None:
+        return None
+    if not isinstance(version, str):
+        raise ManifestError(source, "version", f"expected a string, found {_kind(version)}")
+    if not VERSION_PATTERN.match(version):
+        raise ManifestError(
+            source,
+            "version",
+            f"{version[:100]!r} is not a version (e.g. '5.2', 'v15.1.8', 'stable')",
+        )
+    return version
+
+
+def optional_packages(data: dict[str, Any], source: str) -> tuple[str, ...] | None:
+    """The `packages` field: `"ecosystem:name"` strings, or absent (`[]` is kept: none)."""
+    packages = data.get("packages")
+    if packages is None:
+        return None
+    if not isinstance(packages, list):
+        raise ManifestError(source, "packages", f"expected a list, found {_kind(packages)}")
+    if len(packages) > MAX_PACKAGES:
+        raise ManifestError(source, "packages", f"more than {MAX_PACKAGES} packages")
+    for i, package in enumerate(packages):
+        if not isinstance(package, str):
+            raise ManifestError(
+                source, f"packages[{i}]", f"expected a string, found {_kind(package)}"
+            )
+        if not PACKAGE_PATTERN.match(package):
+            raise ManifestError(
+                source,
+                f"packages[{i}]",
+                f"{package[:100]!r} is not 'ecosystem:name' (e.g. 'pypi:django', 'npm:next')",
+            )
+    return tuple(packages)
 
 
 def dump(manifest: Manifest) -> str:

@@ -93,6 +93,9 @@ class Docs:
         self.ttl: float | None = header.get("ttl")  # seconds a fetched page stays fresh
         self.source: str = header["source"]
         self.declared_content: str | None = header.get("content")
+        self.version: str | None = header.get("version")  # of the software documented
+        packages = header.get("packages")  # "ecosystem:name"; None: its own name's
+        self.packages: tuple[str, ...] | None = None if packages is None else tuple(packages)
         self.base_path: str = header["base_path"]
         self.top_sections: list[tuple[str, int]] = [tuple(s) for s in header["top_sections"]]
         self.site_roots: list[str] = header["site_roots"]
@@ -141,6 +144,8 @@ class Docs:
             "ttl": manifest.ttl,
             "source": manifest.source,
             "content": manifest.content,
+            "version": manifest.version,
+            "packages": None if manifest.packages is None else list(manifest.packages),
             **site,
         }
 
@@ -156,7 +161,14 @@ class Docs:
             ttl=self.ttl,
             source=self.source,
             content=self.declared_content,
+            version=self.version,
+            packages=self.packages,
         )
+
+    @property
+    def identity(self) -> str:
+        """`name@version`, or `name`: unique among the loaded docs."""
+        return f"{self.name}@{self.version}" if self.version else self.name
 
     @property
     def ready(self) -> bool:

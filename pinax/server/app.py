@@ -25,6 +25,7 @@ from inspect import iscoroutinefunction
 from typing import Any
 
 import anyio
+from mcp import types
 from mcp.server.lowlevel import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
@@ -39,6 +40,7 @@ from pinax.errors import NotFound, PinaxError, error_result
 from pinax.server.reload import LiveTools, generation
 from pinax.server.render import render
 from pinax.server.resources import add_resources, docs_resources
+from pinax.server.roots import ClientRoots
 from pinax.server.toolspecs import SPECS, ToolSpec, bind, input_schema
 from pinax.tools import Tools
 
@@ -176,6 +178,7 @@ def create_server(
         return live.tools if live is not None else source  # type: ignore[return-value]
 
     announcer = Announcer()
+    roots = ClientRoots(current)
     fixed = generation(current()) if live is None else ""
 
     def named() -> str:
@@ -222,7 +225,10 @@ def create_server(
         log_level=logging.getLevelName(logging.getLogger().getEffectiveLevel()),
         subscriptions=announcer.bus,
         tools=[_tool(spec, current) for spec in SPECS],
-        middleware=[announcer.track],
+        middleware=[announcer.track, roots.track],
+    )
+    mcp._lowlevel_server.add_notification_handler(
+        "notifications/roots/list_changed", types.NotificationParams, roots.changed
     )
     _advertise_list_changed(mcp, resources=live is not None or pending)
     add_resources(mcp, current)

@@ -58,21 +58,28 @@ def plural(count: int, word: str) -> str:
 
 
 def _tag(row: Row) -> str:
-    """` [react]` for a row of a fanned-out result, naming its documentation set."""
-    return f" [{row['docs']}]" if row.get("docs") else ""
+    """` [react]` for a row of a fanned-out result, naming its documentation set, and
+    ` [django@5.2]` / ` [version 5.2]` for a row of versioned docs."""
+    docs, version = row.get("docs"), row.get("version")
+    if docs and version:
+        return f" [{docs}@{version}]"
+    if version:
+        return f" [version {version}]"
+    return f" [{docs}]" if docs else ""
 
 
 def _page_line(row: Row) -> str:
     section = f" ({row['section']})" if row.get("section") else ""
-    extra = _row_extras(row, ("url", "title", "section", "docs"))
+    extra = _row_extras(row, ("url", "title", "section", "docs", "version"))
     return f"- {row.get('title') or row['url']}{_tag(row)}{section}: {row['url']}{extra}"
 
 
 def render_list_docs(data: Row) -> str:
     docs = data["docs"]
     lines = [
-        f"- {d['name']}: {d['title']}, {d['url']} ({plural(d['pages'], 'page')})"
-        f"{_row_extras(d, ('name', 'title', 'url', 'pages'))}"
+        f"- {d['name']}{'@' + d['version'] if d.get('version') else ''}: {d['title']}, "
+        f"{d['url']} ({plural(d['pages'], 'page')})"
+        f"{_row_extras(d, ('name', 'version', 'title', 'url', 'pages'))}"
         for d in docs
     ]
     head = f"{plural(len(docs), 'documentation set')} (pass a name as `docs`):"
@@ -85,13 +92,14 @@ def render_list_docs(data: Row) -> str:
 def render_list_sections(data: Row) -> str:
     sections = data["sections"]
     where = f" of {data['docs']}" if data.get("docs") else ""
+    where += f" {data['version']}" if data.get("docs") and data.get("version") else ""
     head = f"{plural(len(sections), 'section')}{where}, largest first:"
     lines = [
         f"- {s['section']}{_tag(s)}: "
-        f"{plural(s['pages'], 'page')}{_row_extras(s, ('section', 'pages', 'docs'))}"
+        f"{plural(s['pages'], 'page')}{_row_extras(s, ('section', 'pages', 'docs', 'version'))}"
         for s in sections
     ]
-    return _join(head, *lines, _extras(data, ("docs", "sections")))
+    return _join(head, *lines, _extras(data, ("docs", "version", "sections")))
 
 
 def render_search_pages(data: Row) -> str:
@@ -103,7 +111,7 @@ def render_search_pages(data: Row) -> str:
         head += f" (also matched: {also})"
     lines = []
     for n, row in enumerate(results, 1):
-        extra = _row_extras(row, ("url", "title", "section", "score", "docs", "snippet"))
+        extra = _row_extras(row, ("url", "title", "section", "score", "docs", "version", "snippet"))
         lines.append(
             f"{n}. {row['title']}{_tag(row)}: {row['url']} "
             f"(section {row['section']}; score {row['score']:.2f}{extra})"
@@ -119,6 +127,7 @@ def render_search_pages(data: Row) -> str:
 def render_get_section_pages(data: Row) -> str:
     pages = data["pages"]
     where = f" in {data['docs']}" if data.get("docs") else ""
+    where += f" {data['version']}" if data.get("docs") and data.get("version") else ""
     head = f"Section {data['section']}{where}: {plural(data['total'], 'page')}"
     if len(pages) < data["total"]:
         head += f", {len(pages)} shown"
@@ -128,7 +137,7 @@ def render_get_section_pages(data: Row) -> str:
         if data.get("next_offset") is not None
         else ""
     )
-    known = ("docs", "section", "total", "pages", "truncated", "next_offset")
+    known = ("docs", "version", "section", "total", "pages", "truncated", "next_offset")
     return _join(head + ":", *lines, more, _extras(data, known))
 
 
@@ -137,6 +146,8 @@ def render_get_page(data: Row) -> str:
     the outline and the Markdown. A model reads the page: provenance, hashes and token counts
     stay in the structured result."""
     head = [f"title: {data.get('title') or data['url']}", f"url: {data['url']}"]
+    if data.get("version"):
+        head.append(f"docs: {data.get('docs', '?')} {data['version']}")
     source = f"source: {data.get('source', '?')}"
     if data.get("fetched_at"):
         source += f", fetched {data['fetched_at']}"

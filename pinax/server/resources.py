@@ -26,14 +26,19 @@ def docs_resources(docs: list[dict[str, Any]]) -> list[Resource]:
     """One listed resource per loaded manifest (`list_docs` entries in)."""
     return [
         Resource(
-            uri=f"{DOCS_URI}/{d['name']}",
-            name=d["name"],
+            uri=f"{DOCS_URI}/{_identity(d)}",
+            name=_identity(d),
             title=d["title"],
             description=f"{d['title']} ({d['url']}): {plural(d['pages'], 'page')}, by section",
             mime_type=MARKDOWN,
         )
         for d in docs
     ]
+
+
+def _identity(entry: dict[str, Any]) -> str:
+    """`name@version` of a list_docs entry, or `name`: one resource per loaded manifest."""
+    return f"{entry['name']}@{entry['version']}" if entry.get("version") else entry["name"]
 
 
 def _resource(read: Callable[[], str]) -> str:
@@ -88,7 +93,10 @@ def add_resources(mcp: MCPServer, current: Callable[[], Tools]) -> None:
         def overview() -> str:
             tools = current()
             sections = tools.list_sections(name)  # not_found for an unknown name
-            entry = next(d for d in tools.list_docs()["docs"] if d["name"] == name)
+            chosen = (sections["docs"], sections.get("version"))
+            entry = next(
+                d for d in tools.list_docs()["docs"] if (d["name"], d.get("version")) == chosen
+            )
             head = f"# {entry['title']} ({name})\n{entry['url']}: {plural(entry['pages'], 'page')}"
             hint = f"List a section's pages: {DOCS_URI}/{name}/section?path=<section>"
             return f"{head}\n\n{render('list_sections', sections)}\n\n{hint}"
@@ -111,7 +119,7 @@ def add_resources(mcp: MCPServer, current: Callable[[], Tools]) -> None:
             return None
         tools = current()
         if argument.name == "name":
-            choices = [d["name"] for d in tools.list_docs()["docs"]]
+            choices = [_identity(d) for d in tools.list_docs()["docs"]]
         elif argument.name == "path":
             chosen = (context.arguments or {}).get("name") if context else None
             try:

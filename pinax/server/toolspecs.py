@@ -131,11 +131,40 @@ SEARCH_DOCS = replace(
     },
 )
 DOCS_OF_ROW = _string("The documentation set of this row (when several were used)")
+VERSION_HELP = (
+    "The version of the docs to use, e.g. '5.2' (the same as docs='django@5.2'); a version not "
+    "loaded is refused with the loaded ones, never replaced. Omit: the project's, else the highest."
+)
+VERSION = Arg("version", _string(VERSION_HELP, minLength=1, examples=["5.2"]), aliases=("ver",))
+VERSION_OF_ROW = _string("The version of the docs this row came from, when they state one")
+SCOPE = _object(
+    "With a project: what a call naming no docs covers (its libraries at its versions, and "
+    "docs of no package), the libraries whose version is not loaded, and those whose docs "
+    "state no version",
+)
+# What an answer says of the versions it chose (merged into each listing's result schema).
+SAID: dict[str, Schema] = {
+    "version": _string("The version of the named docs used (the highest when none was asked)"),
+    "versions": _list("Every loaded version of the named docs, when several are", _string("")),
+    "highest_only": {
+        "type": "object",
+        "description": "Libraries loaded at several versions, searched at their highest only "
+        "(name one with `docs` and `version` for another)",
+        "additionalProperties": True,
+    },
+    "scope": SCOPE,
+}
 URL = _string("Page URL; read it with get_page")
 TITLE = _string("Page title")
 SECTION = _string("URL path of the page's parent, e.g. '/reference/react'")
 PAGE_ROW = _object(
-    "A page", ("url", "title", "section"), url=URL, title=TITLE, section=SECTION, docs=DOCS_OF_ROW
+    "A page",
+    ("url", "title", "section"),
+    url=URL,
+    title=TITLE,
+    section=SECTION,
+    docs=DOCS_OF_ROW,
+    version=VERSION_OF_ROW,
 )
 
 
@@ -144,8 +173,8 @@ LIST_DOCS = ToolSpec(
     title="List documentation sets",
     description=(
         "List the documentation sets this server indexes: name, title, site url and page "
-        "count. Call it when you do not know which docs are loaded; pass a name as `docs` "
-        "to the other tools."
+        "count, and the version and packages each documents. Call it when you do not know "
+        "which docs are loaded; pass a name (or name@version) as `docs` to the other tools."
     ),
     args=(),
     output=_object(
@@ -160,6 +189,15 @@ LIST_DOCS = ToolSpec(
                 title=_string("Its title"),
                 url=_string("The site's base URL"),
                 pages=_integer("How many pages it lists", minimum=0),
+                version=_string(
+                    "The version of the software the docs are of, as they publish it; "
+                    "several versions of one library are one entry each"
+                ),
+                packages=_list(
+                    "The packages these docs document, as 'ecosystem:name' (absent: the "
+                    "package of its own name; empty: none)",
+                    _string("e.g. 'pypi:django'"),
+                ),
                 content=_object(
                     "Whether what its pages say is searched too (present where it has a "
                     "content file): state ready, indexing (searched without it until ready) "
@@ -194,6 +232,7 @@ LIST_DOCS = ToolSpec(
                 reason=_string("Why it did not load"),
             ),
         ),
+        scope=SCOPE,
     ),
 )
 
@@ -205,11 +244,12 @@ LIST_SECTIONS = ToolSpec(
         "counts, largest first: an overview of what the docs cover. Then list a section's "
         "pages with get_section_pages."
     ),
-    args=(DOCS,),
+    args=(DOCS, VERSION),
     output=_object(
         "Top-level sections",
         ("sections",),
         docs=_string("The documentation set, when one was given"),
+        **SAID,
         sections=_list(
             "Sections, largest first",
             _object(
@@ -218,6 +258,7 @@ LIST_SECTIONS = ToolSpec(
                 section=_string("URL path prefix; pass it to get_section_pages"),
                 pages=_integer("How many pages lie in it", minimum=0),
                 docs=DOCS_OF_ROW,
+                version=VERSION_OF_ROW,
             ),
         ),
     ),
@@ -257,6 +298,7 @@ SEARCH_PAGES = ToolSpec(
             aliases=("max_results", "top_k"),
         ),
         SEARCH_DOCS,
+        VERSION,
         Arg(
             "explain",
             {
@@ -355,6 +397,7 @@ SEARCH_PAGES = ToolSpec(
                     f"medium: score >= {RANKING.medium_score}, else low",
                 },
                 docs=DOCS_OF_ROW,
+                version=VERSION_OF_ROW,
                 explain=_object(
                     "With explain: the matched terms (per field), boosts and reference "
                     "score; with meaning on, the lexical and embedding parts and their weights; "
@@ -362,6 +405,7 @@ SEARCH_PAGES = ToolSpec(
                 ),
             ),
         ),
+        **SAID,
         also_matched={
             "type": "object",
             "additionalProperties": {"type": "array", "items": {"type": "string"}},
@@ -400,6 +444,7 @@ GET_SECTION_PAGES = ToolSpec(
             aliases=("path", "prefix"),
         ),
         DOCS,
+        VERSION,
         Arg(
             "limit",
             _integer(
@@ -423,6 +468,7 @@ GET_SECTION_PAGES = ToolSpec(
         "The pages of a section",
         ("section", "total", "pages"),
         docs=_string("The documentation set, when one was given"),
+        **SAID,
         section=_string("The prefix that matched"),
         total=_integer("How many pages the section has in all", minimum=0),
         pages=_list("The pages, in manifest order", PAGE_ROW),
@@ -492,6 +538,8 @@ GET_PAGE = ToolSpec(
         ("url", "title", "source", "cached", "fetched_at", "markdown"),
         url=_string("The page's URL after redirects and redirect stubs"),
         requested_url=_string("The URL asked for, when it differs from url"),
+        docs=_string("The loaded docs the page belongs to, when they state a version"),
+        version=_string("The version of those docs"),
         title=TITLE,
         source=_string(
             "Where the Markdown came from: markdown-twin (the manifest's Markdown version), "

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.http_site import Site
+from tests.support.manifest_schema import every_dump_validated
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared")).resolve()
@@ -41,6 +42,14 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         os.environ.pop("PINAX_CACHE_DIR", None)
     else:
         os.environ["PINAX_CACHE_DIR"] = saved
+
+
+@pytest.fixture(scope="session", autouse=True)
+def built_manifests_follow_the_schema() -> Iterator[None]:
+    """Every manifest a test builds (`pinax build`, the build helpers, a docs folder) is
+    checked against docs/manifest.schema.json as it is written."""
+    with every_dump_validated():
+        yield
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ Rules marked BAKED are folded into the on-disk index when it is built: changing 
 format bump (`indexing.FORMAT` for the title index, `content.FORMAT` for the content index),
 else indexes built before keep the old rule. The others apply at query time.
 
-The CLI's help, the tool specs (hence the README's tool reference) and `pinax serve`'s
+The CLI's help, the tool specs (hence the docs' tool reference) and `pinax serve`'s
 defaults read the defaults and the formulas told to clients from here
 (tests/search/test_ranking_sheet.py keeps them in step). Modules of `pinax.search` bind the
 rules they use by name from `RANKING`.
@@ -150,7 +150,7 @@ RANKING = Ranking()
 
 
 def content_formula(ranking: Ranking = RANKING) -> str:
-    """How content is fused, as told to clients (tool specs, README)."""
+    """How content is fused, as told to clients (tool specs, the docs)."""
     return (
         "The score is the larger of the title and heading score and (1 - w) x that score "
         "+ w x the best section's text score, where w is content_weight scaled by the "

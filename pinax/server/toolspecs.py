@@ -1,7 +1,7 @@
 """What each tool looks like to a client: description, arguments, result schema. Data only.
 
 One `ToolSpec` per tool is the single place its public face is declared; the MCP binding
-(app.py) and the README's tool reference (reference.py) are built from these. Adding an
+(app.py) and the docs' tool reference (reference.py) are built from these. Adding an
 argument or a result field is one line here. An argument is published only when the
 implementation in `tools.py` accepts it, so a spec may run ahead of the code.
 

@@ -1,8 +1,8 @@
 """The defaults and formulas a shell user or a client reads come from the one ranking sheet:
-`pinax search --help` and `pinax serve --help`, the tool specs, the README (its tool reference
-and its prose) and what `pinax serve` and `search_pages` use when nothing is given. Modelled on
-datasette's test_settings_are_documented: a rule changed in `pinax.search.ranking` and not
-where it is told fails here."""
+`pinax search --help` and `pinax serve --help`, the tool specs, the docs (the tool reference
+page and the concepts' prose) and what `pinax serve` and `search_pages` use when nothing is
+given. Modelled on datasette's test_settings_are_documented: a rule changed in
+`pinax.search.ranking` and not where it is told fails here."""
 
 from __future__ import annotations
 
@@ -71,12 +71,17 @@ def test_content_formula_is_the_one_search_uses() -> None:
     assert 0.0 < RANKING.content_share(middle) < RANKING.content_weight
 
 
-def test_readme_states_the_sheets_defaults_and_formulas() -> None:
-    readme = (ROOT / "README.md").read_text()
-    block = reference.block_of(readme)
-    assert block == reference.markdown(), "run python -m pinax.server.reference --write README.md"
+def test_the_docs_state_the_sheets_defaults_and_formulas() -> None:
+    tools_page = (ROOT / "docs" / "reference" / "tools.md").read_text()
+    block = reference.block_of(tools_page)
+    assert block == reference.markdown(), (
+        "run python -m pinax.server.reference --write docs/reference/tools.md"
+    )
     assert content_formula() in block and meaning_formula() in block
-    prose = " ".join(readme.split())
+    concepts = ROOT / "docs" / "concepts"
+    prose = " ".join(
+        ((concepts / "search.md").read_text() + (concepts / "content.md").read_text()).split()
+    )
     lexical, embedding = RANKING.lexical_weight, RANKING.embedding_weight
     assert f"the defaults are {lexical} and {embedding}" in prose
     assert f"`content_weight` (default {RANKING.content_weight})" in prose

@@ -1,9 +1,10 @@
-"""The README's tool reference is the one generated from the tool specs, and the specs
-describe every field the tools really return."""
+"""The tool reference page (docs/reference/tools.md) is the one generated from the tool specs,
+and the specs describe every field the tools really return."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,20 @@ from tests.conftest import ROOT, shared_path
 from tests.support.http_site import Reply, Site
 
 
-def test_readme_tool_reference_is_generated() -> None:
-    block = reference.block_of((ROOT / "README.md").read_text())
-    assert block is not None, "README.md has no tool reference block between the markers"
+def test_the_tool_reference_is_what_the_code_makes() -> None:
+    text = (ROOT / "docs" / "reference" / "tools.md").read_text()
+    block = reference.block_of(text)
+    assert block is not None, "docs/reference/tools.md has no generated block"
     assert block == reference.markdown(), (
-        "README.md's tool reference is stale: "
-        "run python -m pinax.server.reference --write README.md"
+        "docs/reference/tools.md is stale: "
+        "run python -m pinax.server.reference --write docs/reference/tools.md"
     )
+
+
+def test_the_error_codes_page_lists_every_code() -> None:
+    text = (ROOT / "docs" / "reference" / "errors.md").read_text()
+    rows = dict(re.findall(r"^\| `(\w+)` \| (.+) \|$", text, re.MULTILINE))
+    assert rows == {code: reference.ERROR_CODES[code] for code in CODES}
 
 
 def test_the_weights_clients_are_told_are_the_ones_search_uses() -> None:

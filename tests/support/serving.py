@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -58,7 +59,7 @@ def run_pinax(
 ) -> subprocess.CompletedProcess[str]:
     """`python -m pinax ARGS` to its end, `stdin` its input, output captured (environment as
     `server_env`): the one way every test runs the command as a user would."""
-    return subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "pinax", *args],
         input=stdin,
         capture_output=True,
@@ -67,6 +68,21 @@ def run_pinax(
         cwd=ROOT,
         env=server_env(env),
     )
+    if args[:1] == ("build",) and done.returncode == 0:
+        _check_written_manifest(args)
+    return done
+
+
+def _check_written_manifest(args: tuple[str, ...]) -> None:
+    """A manifest `pinax build -o FILE` wrote in a subprocess holds to the schema too (in
+    process, tests/conftest.py checks every `dump`)."""
+    from tests.support.manifest_schema import assert_valid
+
+    for flag in ("-o", "--output"):
+        if flag in args[:-1]:
+            out = (ROOT / args[args.index(flag) + 1]).resolve()
+            if out.suffix == ".json" and out.is_file():
+                assert_valid(json.loads(out.read_text(encoding="utf-8")), str(out))
 
 
 @dataclass

@@ -200,10 +200,6 @@ INSIDES_ALLOWED = {
         {"pinax.search.semantic"},
         "embeds each query with the model itself, to score every share of meaning in one pass",
     ),
-    "bench/quality/goldens.py": (
-        {"pinax.builder.inventory"},
-        "gives the CPython-size manifest real symbols, read from an inventory as the builder does",
-    ),
     "bench/speed/http.py": (
         {"pinax.server.http_app", "pinax.cli.common"},
         "builds the ASGI app as `pinax serve --http` does, to serve it under each ASGI server",

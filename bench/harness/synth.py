@@ -36,6 +36,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.harness.corpora import SHARED
+from pinax.manifest import Manifest, Symbol, from_dict
 
 MANIFESTS = SHARED / "corpora" / "manifests"
 OUTLINES = SHARED / "corpora" / "outlines"
@@ -125,6 +126,36 @@ def real_symbols() -> list[dict]:
         for page in inventory.symbols(parsed, "https://x.example/").values():
             found += [s.to_dict() for s in page]
     return found
+
+
+def cpython_size(seed: int = 7) -> Manifest:
+    """540 pages with 11,000 distinct symbols between them (about 20 a page, some with
+    hundreds), names drawn from the real inventories and made unique per module."""
+    rng = random.Random(seed)
+    pool = real_symbols()
+    pages = []
+    made = 0
+    for i in range(540):
+        module = f"mod{i}"
+        wanted = min(int(rng.paretovariate(1.2) * 8), 600, 11_000 - made)
+        if i == 539:
+            wanted = 11_000 - made
+        names: dict[str, str] = {}
+        while len(names) < wanted:
+            found = rng.choice(pool)
+            names.setdefault(f"{module}.{found['name'].rsplit('.', 1)[-1]}", found["kind"])
+        symbols = [Symbol(name, kind, name) for name, kind in names.items()]
+        made += len(symbols)
+        pages.append(
+            {
+                "url": f"https://docs.example/3/library/{module}.html",
+                "title": f"{module} module",
+                "symbols": [s.to_dict() for s in symbols],
+            }
+        )
+    return from_dict(
+        {"pinax_manifest": 1, "name": "cpython", "url": "https://docs.example/3", "pages": pages}
+    )
 
 
 def generate(count: int, seed: int = 7, outlines: bool = False, symbols: bool = False) -> dict:

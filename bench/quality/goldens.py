@@ -31,9 +31,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench.harness.synth import cpython_size
 from pinax import manifest as manifest_io
 from pinax.library import Library
-from pinax.manifest import Heading, Manifest, Symbol
+from pinax.manifest import Heading, Manifest
 
 SHARED = Path(os.environ.get("PINAX_SHARED", Path(__file__).resolve().parents[3] / "shared"))
 CORPORA = SHARED / "corpora"
@@ -68,42 +69,6 @@ def outlined(name: str) -> Manifest:
         )
     pages = tuple(replace(p, outline=outlines.get(p.url, ())) for p in manifest.pages)
     return replace(manifest, pages=pages)
-
-
-def cpython_size(seed: int = 7) -> Manifest:
-    """540 pages with 11,000 distinct symbols between them, names drawn from the shared
-    inventories and made unique per module (as bench_symbols builds it)."""
-    from pinax.builder import inventory
-
-    pool = []
-    for path in sorted((CORPORA / "published").rglob("objects.inv")):
-        parsed = inventory.parse(path.read_bytes(), str(path), 50 << 20)
-        for page in inventory.symbols(parsed, "https://x.example/").values():
-            pool += [s.to_dict() for s in page]
-    rng = random.Random(seed)
-    pages = []
-    made = 0
-    for i in range(540):
-        module = f"mod{i}"
-        wanted = min(int(rng.paretovariate(1.2) * 8), 600, 11_000 - made)
-        if i == 539:
-            wanted = 11_000 - made
-        names: dict[str, str] = {}
-        while len(names) < wanted:
-            found = rng.choice(pool)
-            names.setdefault(f"{module}.{found['name'].rsplit('.', 1)[-1]}", found["kind"])
-        symbols = [Symbol(name, kind, name) for name, kind in names.items()]
-        made += len(symbols)
-        pages.append(
-            {
-                "url": f"https://docs.example/3/library/{module}.html",
-                "title": f"{module} module",
-                "symbols": [s.to_dict() for s in symbols],
-            }
-        )
-    return manifest_io.from_dict(
-        {"pinax_manifest": 1, "name": "cpython", "url": "https://docs.example/3", "pages": pages}
-    )
 
 
 def _found(library: Library, query: str, name: str | None, **options: Any) -> dict[str, Any]:

@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
-
 from pinax import manifest as manifest_io
 from pinax import versions
 from pinax.errors import InvalidArgs, ManifestError, NotFound, VersionNotLoaded
+from pinax.hints import closest_names, closest_texts, did_you_mean
 from pinax.manifest import Manifest, Page, PageText, companion_path
 from pinax.search import (
     RANKING,
@@ -40,36 +39,6 @@ from pinax.search import (
     preload_model,
     search_many,
 )
-
-
-def closest(word: str, choices: Iterable[str], cutoff: float = 60.0, limit: int = 1) -> list[str]:
-    """The choices most like `word`, for "did you mean" hints."""
-    found = process.extract(
-        word, list(choices), scorer=fuzz.WRatio, score_cutoff=cutoff, limit=limit
-    )
-    return [choice for choice, _, _ in found]
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    match = closest(word, choices)
-    return f" (did you mean {match[0]!r}?)" if match else ""
-
-
-def closest_name(name: str, names: Iterable[str]) -> str | None:
-    """The loaded name `name` was probably meant as: a near spelling ('raect' -> 'react') or
-    one starting the other ('react-docs' -> 'react'). WRatio's partial matching would offer
-    'kubernetes' for 'vue' (the 'ue'); a wrong name is worse than none."""
-    wanted = name.lower()
-    best, best_score = None, 0.0
-    for choice in names:
-        lowered = choice.lower()
-        score = fuzz.ratio(wanted, lowered)
-        prefix = lowered.startswith(wanted) or wanted.startswith(lowered)
-        if prefix and min(len(wanted), len(lowered)) >= 3:
-            score = max(score, 75.0)
-        if score >= 70.0 and score > best_score:
-            best, best_score = choice, score
-    return best
 
 
 def index_state(manifest: Path, index_dir: Path) -> str:
@@ -145,7 +114,7 @@ class Library:
                 docs.content_path = found
         if contents:
             name = next(iter(contents))
-            hint = did_you_mean(name, library.names)
+            hint = did_you_mean(closest_texts(name, library.names))
             raise NotFound(f"--content names {name!r}, which is not a loaded manifest{hint}")
         return library
 
@@ -281,8 +250,8 @@ class Library:
     def _no_such(self, name: str) -> str:
         if not self._docs:
             return f"no manifest named {name!r}: no manifests are loaded"
-        match = closest_name(name, self.libraries)
-        hint = f" (did you mean {match!r}?)" if match else f"; loaded: {', '.join(self._docs)}"
+        hint = did_you_mean(closest_names(name, self.libraries))
+        hint = hint or f"; loaded: {', '.join(self._docs)}"
         return f"no manifest named {name!r}{hint}"
 
     @property
@@ -354,7 +323,7 @@ class Library:
     def similar_urls(self, url: str, limit: int = 3) -> list[str]:
         """Known URLs like a mistyped one: its neighbours in sorted order, and the pages a
         search for its path's words finds."""
-        return closest(url, sorted(near_urls(self.all(), url)), cutoff=70.0, limit=limit)
+        return closest_texts(url, sorted(near_urls(self.all(), url)), limit, cutoff=70.0)
 
     def describe(self) -> list[dict[str, Any]]:
         return [_described(d) for d in self.all()]

@@ -21,6 +21,7 @@ ROOMS = ("manifest", "search", "pages", "builder", "server", "versions", "projec
 # Each part and the parts it may import ("pinax" is the package root: its version).
 MAY_IMPORT = {
     "errors": set(),
+    "hints": set(),
     "lazy": set(),
     "files": {"errors"},
     "workers": {"errors"},
@@ -30,7 +31,7 @@ MAY_IMPORT = {
     "pages": {"pinax", "errors", "lazy", "files"},
     "versions": {"errors"},
     "project": {"versions", "errors", "files"},
-    "library": {"search", "manifest", "project", "versions", "errors"},
+    "library": {"search", "manifest", "project", "versions", "errors", "hints"},
     "tools": {
         "arguments",
         "library",
@@ -40,10 +41,21 @@ MAY_IMPORT = {
         "pages",
         "manifest",
         "errors",
+        "hints",
     },
     "builder": {"manifest", "pages", "errors", "lazy", "files"},
-    "server": {"pinax", "tools", "search", "pages", "manifest", "errors", "lazy"},
-    "cli": {"pinax", "server", "tools", "search", "builder", "pages", "manifest", "errors"},
+    "server": {"pinax", "tools", "search", "pages", "manifest", "errors", "hints", "lazy"},
+    "cli": {
+        "pinax",
+        "server",
+        "tools",
+        "search",
+        "builder",
+        "pages",
+        "manifest",
+        "errors",
+        "hints",
+    },
     "__main__": {"cli"},
     "__init__": set(),
 }

@@ -33,7 +33,7 @@ from pinax.errors import FetchFailed, InvalidArgs, NotFound
 from pinax.hints import closest_texts, did_you_mean
 from pinax.library import (
     Chosen,
-    Docs,
+    Collection,
     Library,
     index_state,
     version_arg,
@@ -51,9 +51,9 @@ from pinax.pages import (
     UrlPolicy,
     default_cache_dir,
     origin_of,
+    page_slice,
     site_origins,
     visible_text,
-    window,
 )
 from pinax.search import RANKING
 
@@ -345,17 +345,17 @@ class Tools:
             shown = prefix if len(prefix) <= 80 else prefix[:80] + "..."
             hint = did_you_mean(closest_texts(prefix[:200], folders))
             raise NotFound(f"no section {shown!r}{where}{hint}")
-        window = []  # only the pages shown are made (a section may hold a million)
+        listed_pages = []  # only the pages shown are made (a section may hold a million)
         skip = start
         for entry, pages in listed:
-            for page in pages[skip : skip + count - len(window)]:
+            for page in pages[skip : skip + count - len(listed_pages)]:
                 row = _page_row(page)
                 if name is None:
                     row["docs"] = entry.name
-                window.append(_versioned(row, entry))
+                listed_pages.append(_versioned(row, entry))
             skip = max(0, skip - len(pages))
         shown = matched.pop() if len(matched) == 1 else prefix
-        answer: dict[str, Any] = {"section": shown, "total": total, "pages": window}
+        answer: dict[str, Any] = {"section": shown, "total": total, "pages": listed_pages}
         answer = {**chosen.said, **answer}
         if name is not None:
             answer = {"docs": name, **answer}
@@ -409,13 +409,13 @@ class Tools:
         if fragment and heading is None and position is None:
             try:
                 return labelled(
-                    await to_thread(window, page, budget, unquote(fragment), None, names)
+                    await to_thread(page_slice, page, budget, unquote(fragment), None, names)
                 )
             except SectionNotFound as exc:
                 # Not a heading: say so rather than answer with the whole page as if asked.
                 raise NotFound(_no_anchor(page["url"], unquote(fragment), exc)) from None
         try:
-            return labelled(await to_thread(window, page, budget, heading, position, names))
+            return labelled(await to_thread(page_slice, page, budget, heading, position, names))
         except SectionNotFound as exc:
             hint = did_you_mean(closest_texts(heading or "", exc.choices))
             hint = hint or "; call get_page without a section to see the page's outline"
@@ -434,7 +434,7 @@ class Tools:
                 return docs.name
         return None
 
-    def _ttl(self, url: str, docs: Docs | None) -> float | None:
+    def _ttl(self, url: str, docs: Collection | None) -> float | None:
         """The freshness of a page: its manifest's TTL, if one was set."""
         if docs is None:
             try:
@@ -490,14 +490,14 @@ def _page_row(page: Page) -> dict[str, Any]:
     return {"url": page.url, "title": page.title, "section": page.section}
 
 
-def _versioned(row: dict[str, Any], docs: Docs) -> dict[str, Any]:
+def _versioned(row: dict[str, Any], docs: Collection) -> dict[str, Any]:
     """The row, with the version of the docs it came from when they state one."""
     if docs.version:
         row["version"] = docs.version
     return row
 
 
-def _labelled(docs: Docs | None, page: dict[str, Any]) -> dict[str, Any]:
+def _labelled(docs: Collection | None, page: dict[str, Any]) -> dict[str, Any]:
     """A page read, with its docs' name and version when they state one."""
     if docs is not None and docs.version:
         page["docs"] = docs.name

@@ -46,7 +46,7 @@ from pinax.manifest.model import (
     slug_title,
 )
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pinax.manifest")
 
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
 PAGE_FIELDS = ("url", "title", "section", *OPTIONAL)

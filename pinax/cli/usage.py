@@ -16,7 +16,6 @@ from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import Abort, TyperException
 
 from pinax.cli.common import safe_json
-from pinax.hints import closest_names, did_you_mean
 
 
 class PinaxCommand(TyperCommand):
@@ -77,6 +76,8 @@ def unknown_option(exc: NoSuchOption) -> str:
         for name in (*param.opts, *param.secondary_opts)
         if name.startswith("--")
     ]
+    from pinax.hints import closest_names, did_you_mean  # rapidfuzz: only on a usage error
+
     close = closest_names(exc.option_name[:200], known, limit=3)
     shown = exc.option_name if len(exc.option_name) <= 80 else exc.option_name[:80] + "..."
     return f"No such option: {shown}{did_you_mean(close) or ' (see --help for the options)'}"

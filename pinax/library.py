@@ -7,7 +7,7 @@ loaded side by side. `choose` picks the docs a call covers: a library at a versi
 its highest version when none is asked; over all docs, each library's highest version only,
 so one result list never mixes two versions of one library.
 
-Each manifest is a `Docs`: its pages as a `PageTable` (arrays) and its `SearchIndex`. Loaded
+Each manifest is a `Collection`: its pages as a `PageTable` (arrays) and its `SearchIndex`. Loaded
 with an index folder (`Library.load(paths, index_dir)`, as the CLI does), both come from the
 on-disk store, memory-mapped, built once per manifest content; loaded without one (or from
 `Manifest` objects), the table is built at once and the index on first use, or by `warm()` in
@@ -23,53 +23,22 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
-from rapidfuzz import fuzz, process  # imported here, once: see vocabulary._osa_distance
-
 from pinax import manifest as manifest_io
 from pinax import versions
 from pinax.errors import InvalidArgs, ManifestError, NotFound, VersionNotLoaded
+from pinax.hints import closest_names, closest_texts, did_you_mean
 from pinax.manifest import Manifest, Page, PageText, companion_path
 from pinax.search import (
     RANKING,
-    Docs,
+    Collection,
     Ranking,
     SearchResults,
     index_cache,
     near_urls,
-    open_docs,
+    open_collection,
     preload_model,
     search_many,
 )
-
-
-def closest(word: str, choices: Iterable[str], cutoff: float = 60.0, limit: int = 1) -> list[str]:
-    """The choices most like `word`, for "did you mean" hints."""
-    found = process.extract(
-        word, list(choices), scorer=fuzz.WRatio, score_cutoff=cutoff, limit=limit
-    )
-    return [choice for choice, _, _ in found]
-
-
-def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    match = closest(word, choices)
-    return f" (did you mean {match[0]!r}?)" if match else ""
-
-
-def closest_name(name: str, names: Iterable[str]) -> str | None:
-    """The loaded name `name` was probably meant as: a near spelling ('raect' -> 'react') or
-    one starting the other ('react-docs' -> 'react'). WRatio's partial matching would offer
-    'kubernetes' for 'vue' (the 'ue'); a wrong name is worse than none."""
-    wanted = name.lower()
-    best, best_score = None, 0.0
-    for choice in names:
-        lowered = choice.lower()
-        score = fuzz.ratio(wanted, lowered)
-        prefix = lowered.startswith(wanted) or wanted.startswith(lowered)
-        if prefix and min(len(wanted), len(lowered)) >= 3:
-            score = max(score, 75.0)
-        if score >= 70.0 and score > best_score:
-            best, best_score = choice, score
-    return best
 
 
 def index_state(manifest: Path, index_dir: Path) -> str:
@@ -94,16 +63,16 @@ def index_state(manifest: Path, index_dir: Path) -> str:
 class Chosen(NamedTuple):
     """The docs a call covers, and what the answer says about the versions chosen."""
 
-    docs: list[Docs]
+    docs: list[Collection]
     said: dict[str, Any]
 
 
 class Library:
     """Manifests by identity; the one place that knows which docs are loaded."""
 
-    def __init__(self, manifests: Sequence[Manifest] = (), docs: Sequence[Docs] = ()) -> None:
-        self._docs: dict[str, Docs] = {}
-        for entry in [*docs, *(Docs.from_manifest(m) for m in manifests)]:
+    def __init__(self, manifests: Sequence[Manifest] = (), docs: Sequence[Collection] = ()) -> None:
+        self._docs: dict[str, Collection] = {}
+        for entry in [*docs, *(Collection.from_manifest(m) for m in manifests)]:
             if entry.identity in self._docs:
                 other = self._docs[entry.identity].source
                 place = "version" if entry.version else "name"
@@ -131,7 +100,7 @@ class Library:
             library = cls([manifest_io.load(p) for p in paths])
         else:
             cache = index_cache(Path(index_dir))
-            library = cls(docs=[open_docs(p, cache) for p in paths])
+            library = cls(docs=[open_collection(p, cache) for p in paths])
         library._content_dir = None if index_dir is None else Path(index_dir) / "content"
         contents = dict(contents or {})
         for path, docs in zip(paths, library.all(), strict=True):
@@ -145,7 +114,7 @@ class Library:
                 docs.content_path = found
         if contents:
             name = next(iter(contents))
-            hint = did_you_mean(name, library.names)
+            hint = did_you_mean(closest_texts(name, library.names))
             raise NotFound(f"--content names {name!r}, which is not a loaded manifest{hint}")
         return library
 
@@ -205,14 +174,14 @@ class Library:
         """The names loaded, each once."""
         return list(dict.fromkeys(d.name for d in self._docs.values()))
 
-    def all(self) -> list[Docs]:
+    def all(self) -> list[Collection]:
         return list(self._docs.values())
 
-    def get(self, name: str, version: str | None = None) -> Docs:
+    def get(self, name: str, version: str | None = None) -> Collection:
         """The one manifest `name` (or `name@version`) names: see `choose`."""
         return self.choose(name, version).docs[0]
 
-    def select(self, name: str | None, version: str | None = None) -> list[Docs]:
+    def select(self, name: str | None, version: str | None = None) -> list[Collection]:
         return self.choose(name, version).docs
 
     def choose(
@@ -262,7 +231,7 @@ class Library:
     def _highest_each(self) -> Chosen:
         """Every library once, at its highest version; `said` names the libraries loaded at
         several versions and the one searched."""
-        by_name: dict[str, list[Docs]] = {}
+        by_name: dict[str, list[Collection]] = {}
         for docs in self._docs.values():
             by_name.setdefault(docs.name, []).append(docs)
         chosen, highest = [], {}
@@ -281,8 +250,8 @@ class Library:
     def _no_such(self, name: str) -> str:
         if not self._docs:
             return f"no manifest named {name!r}: no manifests are loaded"
-        match = closest_name(name, self.libraries)
-        hint = f" (did you mean {match!r}?)" if match else f"; loaded: {', '.join(self._docs)}"
+        hint = did_you_mean(closest_names(name, self.libraries))
+        hint = hint or f"; loaded: {', '.join(self._docs)}"
         return f"no manifest named {name!r}{hint}"
 
     @property
@@ -318,7 +287,7 @@ class Library:
 
     def search_in(
         self,
-        chosen: Sequence[Docs],
+        chosen: Sequence[Collection],
         query: str,
         limit: int,
         explain: bool = False,
@@ -331,7 +300,7 @@ class Library:
         """Best pages first across the docs `choose` chose."""
         return search_many(list(chosen), query, limit, _weighted(*weights), explain)
 
-    def find_page(self, url: str) -> tuple[Docs, Page] | None:
+    def find_page(self, url: str) -> tuple[Collection, Page] | None:
         for docs in self.all():
             page = docs.find(url)
             if page is not None:
@@ -354,7 +323,7 @@ class Library:
     def similar_urls(self, url: str, limit: int = 3) -> list[str]:
         """Known URLs like a mistyped one: its neighbours in sorted order, and the pages a
         search for its path's words finds."""
-        return closest(url, sorted(near_urls(self.all(), url)), cutoff=70.0, limit=limit)
+        return closest_texts(url, sorted(near_urls(self.all(), url)), limit, cutoff=70.0)
 
     def describe(self) -> list[dict[str, Any]]:
         return [_described(d) for d in self.all()]
@@ -401,7 +370,7 @@ def _sorted(loaded: Iterable[str | None]) -> list[str]:
     return [v.text for v in sorted(versions.as_version(v) for v in dict.fromkeys(loaded) if v)]
 
 
-def _described(docs: Docs) -> dict[str, Any]:
+def _described(docs: Collection) -> dict[str, Any]:
     """A manifest as list_docs shows it; `content` says whether its text is searched."""
     entry: dict[str, Any] = {
         "name": docs.name,

@@ -30,11 +30,11 @@ from pinax.arguments import (
     text_argument,
 )
 from pinax.errors import FetchFailed, InvalidArgs, NotFound
+from pinax.hints import closest_texts, did_you_mean
 from pinax.library import (
     Chosen,
-    Docs,
+    Collection,
     Library,
-    did_you_mean,
     index_state,
     version_arg,
 )
@@ -51,9 +51,9 @@ from pinax.pages import (
     UrlPolicy,
     default_cache_dir,
     origin_of,
+    page_slice,
     site_origins,
     visible_text,
-    window,
 )
 from pinax.search import RANKING
 
@@ -343,18 +343,19 @@ class Tools:
             folders = {f for entry in selected for f in entry.folders}
             where = f" in {name}" if name else ""
             shown = prefix if len(prefix) <= 80 else prefix[:80] + "..."
-            raise NotFound(f"no section {shown!r}{where}{did_you_mean(prefix[:200], folders)}")
-        window = []  # only the pages shown are made (a section may hold a million)
+            hint = did_you_mean(closest_texts(prefix[:200], folders))
+            raise NotFound(f"no section {shown!r}{where}{hint}")
+        listed_pages = []  # only the pages shown are made (a section may hold a million)
         skip = start
         for entry, pages in listed:
-            for page in pages[skip : skip + count - len(window)]:
+            for page in pages[skip : skip + count - len(listed_pages)]:
                 row = _page_row(page)
                 if name is None:
                     row["docs"] = entry.name
-                window.append(_versioned(row, entry))
+                listed_pages.append(_versioned(row, entry))
             skip = max(0, skip - len(pages))
         shown = matched.pop() if len(matched) == 1 else prefix
-        answer: dict[str, Any] = {"section": shown, "total": total, "pages": window}
+        answer: dict[str, Any] = {"section": shown, "total": total, "pages": listed_pages}
         answer = {**chosen.said, **answer}
         if name is not None:
             answer = {"docs": name, **answer}
@@ -381,8 +382,7 @@ class Tools:
             known = self.library.find_page(text)
         if known is None and (folder := self._served_folder(text)) is not None:
             # A page of a served docs folder that is not (or no longer) there: never fetched.
-            similar = self.library.similar_urls(text)
-            hint = f" (did you mean {', '.join(similar)}?)" if similar else ""
+            hint = did_you_mean(self.library.similar_urls(text))
             raise NotFound(f"no page at {text} in the docs folder {folder!r}{hint}")
         try:
             page = await self.reader.read(
@@ -393,16 +393,14 @@ class Tools:
             )
         except FetchFailed as exc:
             if known is None and exc.status == 404:
-                similar = self.library.similar_urls(text)
-                hint = f" (did you mean {', '.join(similar)}?)" if similar else ""
+                hint = did_you_mean(self.library.similar_urls(text))
                 raise NotFound(f"no page at {text}{hint}") from exc
             raise
         except InvalidArgs as exc:
             # Only URLs on another origin can help: this one's were refused with it (an
             # address not allowed) or are not loaded at all (an origin not allowed).
             similar = [u for u in self.library.similar_urls(text) if not _same_origin(u, text)]
-            if similar:
-                exc.message += f" (did you mean {', '.join(similar)}?)"
+            exc.message += did_you_mean(similar)
             raise
         labelled = partial(_labelled, known[0] if known else None)
         names = {s.name: s.anchor for s in known[1].symbols if s.anchor} if known else {}
@@ -411,15 +409,15 @@ class Tools:
         if fragment and heading is None and position is None:
             try:
                 return labelled(
-                    await to_thread(window, page, budget, unquote(fragment), None, names)
+                    await to_thread(page_slice, page, budget, unquote(fragment), None, names)
                 )
             except SectionNotFound as exc:
                 # Not a heading: say so rather than answer with the whole page as if asked.
                 raise NotFound(_no_anchor(page["url"], unquote(fragment), exc)) from None
         try:
-            return labelled(await to_thread(window, page, budget, heading, position, names))
+            return labelled(await to_thread(page_slice, page, budget, heading, position, names))
         except SectionNotFound as exc:
-            hint = did_you_mean(heading or "", exc.choices)
+            hint = did_you_mean(closest_texts(heading or "", exc.choices))
             hint = hint or "; call get_page without a section to see the page's outline"
             raise NotFound(exc.message + hint) from None
 
@@ -436,7 +434,7 @@ class Tools:
                 return docs.name
         return None
 
-    def _ttl(self, url: str, docs: Docs | None) -> float | None:
+    def _ttl(self, url: str, docs: Collection | None) -> float | None:
         """The freshness of a page: its manifest's TTL, if one was set."""
         if docs is None:
             try:
@@ -467,7 +465,7 @@ def _no_anchor(url: str, anchor: str, missing: SectionNotFound, shown: int = 30)
     if not headings:
         return f"no heading #{anchor} on {url} (it has none); read it without #{anchor}"
     more = f", and {len(headings) - shown} more" if len(headings) > shown else ""
-    hint = did_you_mean(anchor, missing.choices)
+    hint = did_you_mean(closest_texts(anchor, missing.choices))
     return (
         f"no heading #{anchor} on {url}{hint}; its headings"
         f"{' and API entries' if missing.symbols else ''}: {'; '.join(headings[:shown])}"
@@ -492,14 +490,14 @@ def _page_row(page: Page) -> dict[str, Any]:
     return {"url": page.url, "title": page.title, "section": page.section}
 
 
-def _versioned(row: dict[str, Any], docs: Docs) -> dict[str, Any]:
+def _versioned(row: dict[str, Any], docs: Collection) -> dict[str, Any]:
     """The row, with the version of the docs it came from when they state one."""
     if docs.version:
         row["version"] = docs.version
     return row
 
 
-def _labelled(docs: Docs | None, page: dict[str, Any]) -> dict[str, Any]:
+def _labelled(docs: Collection | None, page: dict[str, Any]) -> dict[str, Any]:
     """A page read, with its docs' name and version when they state one."""
     if docs is not None and docs.version:
         page["docs"] = docs.name

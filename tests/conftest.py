@@ -78,7 +78,7 @@ def anyio_backend() -> str:
 
 _HOW = (
     ("PINAX_SHARED", "need the shared data", "set PINAX_SHARED=/path/to/shared"),
-    ("npm ci", "need the Node clients", "run (cd tests/js && npm ci)"),
+    ("the Node clients are installed by", "need the Node clients", "run (cd tests/js && npm ci)"),
 )
 
 

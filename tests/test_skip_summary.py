@@ -22,12 +22,14 @@ def test_the_summary_names_each_cause_and_its_remedy() -> None:
             "tests/js/node_modules is missing: the Node clients are installed by "
             "(cd tests/js && npm ci)",
             "pseudo-terminals are POSIX",
+            # A docs line that installs the clients is skipped for the network, not for them.
+            "(cd tests/js && npm ci): installs the Node clients (network)",
         ]
     )
     assert line == (
-        "pinax: 4 tests skipped: 2 need the shared data (set PINAX_SHARED=/path/to/shared); "
+        "pinax: 5 tests skipped: 2 need the shared data (set PINAX_SHARED=/path/to/shared); "
         "1 need the Node clients (run (cd tests/js && npm ci)); "
-        "1 for other reasons (pytest -rs lists them)"
+        "2 for other reasons (pytest -rs lists them)"
     )
     assert skipped_summary([]) is None
 

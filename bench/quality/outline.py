@@ -43,8 +43,8 @@ from pinax.builder.core import build
 from pinax.builder.report import Reporter
 from pinax.errors import PinaxError
 from pinax.manifest import Manifest, dump
-from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.extract import decode_html, repair_mojibake
+from pinax.pages.main_content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.outline import HEADINGS, anchor_and_rule, key
 from pinax.tools import Tools
 from tests.support.extraction import (

@@ -15,7 +15,7 @@ only when a build runs.
 
 from typing import TYPE_CHECKING
 
-from pinax.builder.docs import is_docs_folder, resolve_docs
+from pinax.builder.on_demand import is_docs_folder, resolve_docs
 from pinax.lazy import lazy_names
 
 if TYPE_CHECKING:

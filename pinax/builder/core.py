@@ -20,7 +20,6 @@ from pinax.manifest import NAME_PATTERN, Manifest, Page, PageText
 from pinax.pages import AddressPolicy, Origin, origin_of
 
 from . import inventory, llms_source, llmstxt, local, sitemap_source, symbols
-from .content import sniff
 from .discover import discover
 from .folder import FolderSource
 from .model import BuildOptions, Found
@@ -28,6 +27,7 @@ from .net import SiteAccess
 from .outlines import Validators, read_pages
 from .report import Reporter
 from .select import Patterns, select
+from .sniff import sniff
 from .titles import fetch_titles
 from .urls import default_name, display_site, is_url, origins_for_host, site_base
 

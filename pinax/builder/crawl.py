@@ -18,12 +18,12 @@ from pinax.errors import InvalidArgs, PinaxError
 from pinax.manifest import Heading, Page, parent_section
 
 from . import html
-from .content import is_html
 from .model import BuildOptions, Found
 from .net import ROBOTS_AGENT, SiteAccess
 from .outlines import outline_of_response
 from .report import Reporter, count_pages
 from .sections import Sections
+from .sniff import is_html
 from .urls import clean, in_prefix, readable_title
 
 _NOT_PAGES = re.compile(

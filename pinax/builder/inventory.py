@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pinax.errors import InvalidArgs
 from pinax.manifest import MAX_HEADING_LENGTH, MAX_SYMBOLS, Page, Symbol, parent_section
 
-from .content import INVENTORY_MAGIC, inflate
+from .sniff import INVENTORY_MAGIC, inflate
 from .urls import readable_title, resolve
 
 _ENTRY = re.compile(

@@ -17,13 +17,13 @@ from pinax.manifest import Heading, Page
 from pinax.pages import clean_markdown
 
 from . import llmstxt
-from .content import decode_text, looks_like_html
 from .markdown_outline import full_text_pages
 from .model import BuildOptions, Found
 from .net import SiteAccess
 from .outlines import markdown_read
 from .report import Reporter
 from .sections import Sections, fetched_at
+from .sniff import decode_text, looks_like_html
 from .urls import is_url
 
 

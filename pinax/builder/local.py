@@ -15,8 +15,8 @@ from pinax.files import SpecialFile, read_regular
 from pinax.pages import origin_of
 
 from . import llmstxt, sitemap
-from .content import gunzip_if_needed
 from .model import BuildLimits
+from .sniff import gunzip_if_needed
 from .urls import is_url, site_base
 
 

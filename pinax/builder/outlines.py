@@ -46,13 +46,13 @@ from pinax.pages import (
 )
 
 from . import html
-from .content import is_html
 from .markdown_outline import outline_cuts
 from .model import BuildOptions
 from .net import SiteAccess
 from .outline_rules import outline_entries
 from .report import Reporter
 from .sections import MAX_PAGE_TEXT, MAX_URL, Cut, Sections, fetched_at, split
+from .sniff import is_html
 
 PER_HOST = 4  # connections to one host at once, whatever --concurrency says
 RETRIES = 3  # a 429 or 503 is retried this many times

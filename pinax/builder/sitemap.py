@@ -14,7 +14,7 @@ from xml.parsers import expat
 
 from pinax.errors import InvalidArgs
 
-from .content import decode_text, looks_like_html
+from .sniff import decode_text, looks_like_html
 from .urls import is_url, resolve
 
 _NS_SEPARATOR = "\x1f"

@@ -15,11 +15,11 @@ from pinax.errors import FetchFailed, InvalidArgs, PinaxError
 from pinax.manifest import Page, parent_section
 
 from . import languages
-from .content import gunzip_if_needed
 from .model import BuildOptions, Found
 from .net import SiteAccess
 from .report import Progress, Reporter
 from .sitemap import Entry, Sitemap, parse, resolve_loc
+from .sniff import gunzip_if_needed
 from .urls import is_url, readable_title, site_base
 
 

@@ -19,10 +19,10 @@ from pinax.errors import PinaxError
 from pinax.manifest import Page, Symbol
 
 from . import inventory, local
-from .content import INVENTORY_MAGIC
 from .model import BuildOptions
 from .net import SiteAccess
 from .report import Reporter
+from .sniff import INVENTORY_MAGIC
 from .urls import clean, host_root, is_url, site_base
 
 API_DESCRIPTION = "API: "  # what the inventory builder writes where it records no symbols

@@ -16,10 +16,10 @@ from pinax.errors import PinaxError
 from pinax.manifest import Page
 
 from . import html
-from .content import is_html
 from .model import BuildOptions
 from .net import SiteAccess
 from .report import Reporter, count_pages
+from .sniff import is_html
 
 
 async def fetch_titles(

@@ -29,7 +29,7 @@ cache_app = typer.Typer(
 
 INDEXES = "indexes"  # where tools.py keeps the on-disk search indexes (INDEX_FOLDER)
 CONTENT = "content"  # ...and inside it, the content indexes (see Library.load)
-BUILT = "manifests"  # where --docs URL builds go (builder/docs.py)
+BUILT = "manifests"  # where --docs URL builds go (builder/on_demand.py)
 
 
 def cache_folder(cache_dir: Path | None) -> Path:

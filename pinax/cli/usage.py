@@ -4,7 +4,6 @@ error is also a JSON line on stdout, as every command's own errors are."""
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -17,8 +16,6 @@ from typer.core import TyperCommand, TyperGroup
 from typer.exceptions import Abort, TyperException
 
 from pinax.cli.common import safe_json
-
-CLOSE = 0.7  # how alike an unknown option and a real one must be to suggest it (difflib ratio)
 
 
 class PinaxCommand(TyperCommand):
@@ -79,8 +76,8 @@ def unknown_option(exc: NoSuchOption) -> str:
         for name in (*param.opts, *param.secondary_opts)
         if name.startswith("--")
     ]
-    close = difflib.get_close_matches(exc.option_name, known, n=3, cutoff=CLOSE)
+    from pinax.hints import closest_names, did_you_mean  # rapidfuzz: only on a usage error
+
+    close = closest_names(exc.option_name[:200], known, limit=3)
     shown = exc.option_name if len(exc.option_name) <= 80 else exc.option_name[:80] + "..."
-    if close:
-        return f"No such option: {shown} (did you mean {' or '.join(close)}?)"
-    return f"No such option: {shown} (see --help for the options)"
+    return f"No such option: {shown}{did_you_mean(close) or ' (see --help for the options)'}"

@@ -46,7 +46,7 @@ from pinax.manifest.model import (
     slug_title,
 )
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pinax.manifest")
 
 OPTIONAL = ("description", "group", "markdown_url", "lastmod")
 PAGE_FIELDS = ("url", "title", "section", *OPTIONAL)
@@ -150,17 +150,22 @@ class ManifestColumns:
 
     @classmethod
     def of(cls, manifest: Manifest) -> ManifestColumns:
+        return cls.headed(manifest, manifest.source, PageColumns.of(manifest.pages))
+
+    @classmethod
+    def headed(cls, header: Manifest, source: str, pages: PageColumns) -> ManifestColumns:
+        """`pages` under the fields of `header` (a manifest read without its pages)."""
         return cls(
-            manifest.name,
-            manifest.url,
-            manifest.title,
-            manifest.description,
-            manifest.ttl,
-            manifest.source,
-            PageColumns.of(manifest.pages),
-            manifest.content,
-            manifest.version,
-            manifest.packages,
+            header.name,
+            header.url,
+            header.title,
+            header.description,
+            header.ttl,
+            source,
+            pages,
+            header.content,
+            header.version,
+            header.packages,
         )
 
 
@@ -190,18 +195,7 @@ def from_dict(data: Any, source: str) -> ManifestColumns:
     columns = _quick(pages, Numbering(), Numbering(), Numbering(), Numbering())
     if columns is None or len(set(columns.url)) != len(columns):
         columns = PageColumns.of(manifest_io.from_dict(data, source).pages)
-    return ManifestColumns(
-        header.name,
-        header.url,
-        header.title,
-        header.description,
-        header.ttl,
-        source,
-        columns,
-        header.content,
-        header.version,
-        header.packages,
-    )
+    return ManifestColumns.headed(header, source, columns)
 
 
 _PAGES_START, _PAGES_END = b'\n  "pages": [\n', b"\n  ]\n}\n"
@@ -312,18 +306,7 @@ def _batched(raw: bytes, head: bytes, start: int, end: int, source: str) -> Mani
     if not spans or len(set(columns.url)) != len(columns):
         return None
     header = manifest_io.from_dict(data, source)
-    return ManifestColumns(
-        header.name,
-        header.url,
-        header.title,
-        header.description,
-        header.ttl,
-        source,
-        columns,
-        header.content,
-        header.version,
-        header.packages,
-    )
+    return ManifestColumns.headed(header, source, columns)
 
 
 def _quick(

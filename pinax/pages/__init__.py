@@ -4,7 +4,7 @@ This package's door; nothing outside `pinax/pages/` imports the modules behind i
 fetching and extraction names (`PageReader`, `Fetcher`, `extract_page` ...) load the HTTP stack and
 the HTML parser on first use, so a process that never reads a page never imports them.
 
-- budget: `DEFAULT_MAX_TOKENS` and its bounds, `window` (a page's slice for a token budget),
+- budget: `DEFAULT_MAX_TOKENS` and its bounds, `page_slice` (a page's slice for a token budget),
   `SectionNotFound`. headings: `heading_lines` (where a page's headings stand in its
   Markdown).
 - cache: `PageCache`, `DEFAULT_TTL`, `default_cache_dir`. cache_shared: `SharedCache`,
@@ -35,7 +35,7 @@ from pinax.pages.budget import (
     MAX_MAX_TOKENS,
     MIN_MAX_TOKENS,
     SectionNotFound,
-    window,
+    page_slice,
 )
 from pinax.pages.cache import DEFAULT_TTL, PageCache, default_cache_dir
 from pinax.pages.credentials import Credentials, read_headers_file
@@ -104,6 +104,7 @@ __all__ = [
     "ip_literal",
     "open_shared",
     "origin_of",
+    "page_slice",
     "read_headers_file",
     "rst_id",
     "rst_to_markdown",
@@ -113,5 +114,4 @@ __all__ = [
     "split_front_matter",
     "strip_invisible",
     "visible_text",
-    "window",
 ]

@@ -30,7 +30,7 @@ from pinax.pages.headings import (
     PATH_SEPARATOR,
     TOKEN_BYTES,
     Document,
-    Heading,
+    HeadingSpan,
     find_section,
     json_size,
     looked_up,
@@ -73,7 +73,7 @@ def result_tokens(result: dict[str, Any]) -> int:
     return estimate_tokens(json.dumps(result, ensure_ascii=False, separators=(",", ":")))
 
 
-def window(
+def page_slice(
     page: dict[str, Any],
     max_tokens: int,
     section: str | None = None,
@@ -105,7 +105,7 @@ def window(
             ids = list(entries)
             message = f"no section {section!r} on {page['url']}"
             raise SectionNotFound(message, choices + ids, pairs, ids)
-        if isinstance(found, Heading):
+        if isinstance(found, HeadingSpan):
             start, end = found.start, found.end
             meta["section"] = {"heading": found.title, "anchor": found.anchor}
             inner = doc.inside(start + 1, end)  # below the section's own heading

@@ -18,11 +18,11 @@ from urllib.parse import urljoin
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from pinax.errors import FetchFailed
-from pinax.pages.content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.converter import to_markdown
 from pinax.pages.entries import mark_entries, take_entries
 from pinax.pages.fetch import usable_charset
 from pinax.pages.headings import Document
+from pinax.pages.main_content import drop_boilerplate, drop_invisible, find_main
 from pinax.pages.normalize import mark_task_lists, normalize
 from pinax.pages.outline import PageHeading, aligned_headings, mark_anchors
 from pinax.pages.text import count_invisible, strip_invisible

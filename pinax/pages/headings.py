@@ -44,7 +44,7 @@ ENTRIES = "entries"
 
 
 @dataclass(frozen=True, slots=True)
-class Heading:
+class HeadingSpan:
     start: int  # where the heading line starts in the Markdown
     end: int  # where its section ends
     level: int
@@ -102,7 +102,7 @@ class Document:
         position = {start: bytes_before[i + 1] for i, start in enumerate(starts)}
         position[len(markdown)] = bytes_before[-1]
         self.headings = [
-            Heading(
+            HeadingSpan(
                 start,
                 end,
                 level,
@@ -116,7 +116,7 @@ class Document:
         ]
         self._fence_starts = [begun for begun, _ in self.fences]
 
-    def find(self, section: str) -> Heading | None:
+    def find(self, section: str) -> HeadingSpan | None:
         """The heading `section` names: first one whose anchor or text is exactly it, then a path
         `Heading > Subheading` (each step searched inside the previous one's section), then the
         first heading whose text starts with it, then whose text contains it."""
@@ -126,7 +126,7 @@ class Document:
             found = self._follow(section.split(PATH_SEPARATOR))
         return found if found is not None else self._match(section, everything, loose=True)
 
-    def _follow(self, steps: list[str]) -> Heading | None:
+    def _follow(self, steps: list[str]) -> HeadingSpan | None:
         """The heading at the end of a path, each step found inside the one before."""
         numbers = range(len(self.headings))
         found = None
@@ -137,7 +137,7 @@ class Document:
             numbers = self.inside(found.start + 1, found.end)
         return found
 
-    def _match(self, section: str, numbers: range, loose: bool) -> Heading | None:
+    def _match(self, section: str, numbers: range, loose: bool) -> HeadingSpan | None:
         """The first heading of `numbers` whose anchor is `section`, else whose text is it;
         when `loose`, else whose text starts with it, else contains it (all case-insensitive)."""
         anchor, text = looked_up(section)
@@ -318,8 +318,8 @@ def find_section(
     entries: dict[str, tuple[int, int]],
     section: str,
     names: dict[str, str],
-) -> Heading | tuple[str, tuple[int, int]] | None:
-    """What `section` names (see `window` for the order): a heading, or an entry's id and
+) -> HeadingSpan | tuple[str, tuple[int, int]] | None:
+    """What `section` names (see `page_slice` for the order): a heading, or an entry's id and
     span."""
     heading = _by_page_id(doc, page.get(HEADING_IDS), section)
     if heading is not None:
@@ -345,7 +345,7 @@ def find_section(
     return doc._match(section, everything, loose=True)
 
 
-def _by_page_id(doc: Document, ids: Any, section: str) -> Heading | None:
+def _by_page_id(doc: Document, ids: Any, section: str) -> HeadingSpan | None:
     """The heading whose id on the page (its HTML id, as recorded in a manifest's outline)
     is exactly `section` (a leading '#' allowed)."""
     if not isinstance(ids, list) or len(ids) != len(doc.headings):

@@ -8,9 +8,9 @@
   known URLs a mistyped one may mean.
 - `Ranking`, `RANKING`: the one sheet of ranking rules (weights and constants, each with its
   evidence); `content_formula` and `meaning_formula` say how scores are fused, for clients.
-- `Docs`: one manifest's page table, search index and content index (`Docs.from_manifest`
-  builds them in memory; `open_docs` maps them from the on-disk store kept by an
-  `index_cache`). `preload_model` loads the embedding model early.
+- `Collection`: one manifest's page table, search index and content index
+  (`Collection.from_manifest` builds them in memory; `open_collection` maps them from the
+  on-disk store kept by an `index_cache`). `preload_model` loads the embedding model early.
 
 The sheet is imported at once (the CLI's help reads it); the rest on first use, so opening the
 door costs nothing until a search needs numpy and the index.
@@ -22,16 +22,16 @@ from pinax.lazy import lazy_names
 from pinax.search.ranking import RANKING, Ranking, content_formula, meaning_formula
 
 if TYPE_CHECKING:
-    from pinax.search.docs import Docs, index_cache, open_docs
+    from pinax.search.collection import Collection, index_cache, open_collection
     from pinax.search.query import SearchResults, near_urls, search_many
     from pinax.search.semantic import preload as preload_model
 
 __getattr__ = lazy_names(
     __name__,
     {
-        "Docs": "docs",
-        "index_cache": "docs",
-        "open_docs": "docs",
+        "Collection": "collection",
+        "index_cache": "collection",
+        "open_collection": "collection",
         "SearchResults": "query",
         "near_urls": "query",
         "search_many": "query",
@@ -41,14 +41,14 @@ __getattr__ = lazy_names(
 
 __all__ = [
     "RANKING",
-    "Docs",
+    "Collection",
     "Ranking",
     "SearchResults",
     "content_formula",
     "index_cache",
     "meaning_formula",
     "near_urls",
-    "open_docs",
+    "open_collection",
     "preload_model",
     "search_many",
 ]

@@ -31,7 +31,7 @@ from pinax.search.postings import idf, ragged
 from pinax.search.tokens import CHUNK, STOP_WORDS, chunks, split_chunks, stemmer
 from pinax.workers import WorkerError, Workers, worth_starting
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pinax.search")
 
 BATCH = 20_000  # sections analysed at a time
 WORKERS = 2  # processes analysing batches of a large input (at most; 0: none)

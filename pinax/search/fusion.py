@@ -20,7 +20,7 @@ from pinax.search.ranking import Ranking
 from pinax.search.semantic import Vectors
 
 if TYPE_CHECKING:
-    from pinax.search.docs import Docs
+    from pinax.search.collection import Collection
 
 
 class Candidate(NamedTuple):
@@ -29,7 +29,7 @@ class Candidate(NamedTuple):
     score: float
     rank: int  # in its manifest's ranking
     order: int  # its manifest's place among the selected
-    docs: Docs
+    docs: Collection
     doc: int
     detail: dict[str, Any] | None
     meant: int  # the heading closest in meaning (where meaning re-ranked), else -1
@@ -158,7 +158,7 @@ def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tupl
     return 1.0 - share, share
 
 
-def heading_stems(docs: Docs, passage: ContentHit) -> frozenset[str]:
+def heading_stems(docs: Collection, passage: ContentHit) -> frozenset[str]:
     """The content stems of the heading of a page's best section (none for the lead)."""
     assert docs.content is not None
     number, own = docs.content.heading(passage.section)
@@ -169,7 +169,7 @@ def heading_stems(docs: Docs, passage: ContentHit) -> frozenset[str]:
 def fused(
     found: list[Candidate],
     passages: list[ContentHit],
-    docs: Docs,
+    docs: Collection,
     order: int,
     weights: tuple[float, float],
     keep: int,
@@ -217,7 +217,7 @@ def fused(
 
 def with_members(
     found: list[Candidate],
-    docs: Docs,
+    docs: Collection,
     order: int,
     asked: tuple[str, tuple[int, ...]],
     ranking: Ranking,

@@ -18,7 +18,7 @@ class SearchHit(NamedTuple):
     section: str
     score: float
     explain: dict[str, Any] | None = None
-    heading: str | None = None  # the section that answers (see `Docs.place`)
+    heading: str | None = None  # the section that answers (see `Collection.place`)
     anchor: str | None = None  # the heading's or symbol's id on the page
     confidence: str = "low"
     symbol: str | None = None  # the API name that answers (then no heading is named)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pinax.search.collection import Collection
 from pinax.search.content import ContentHit, query_terms
-from pinax.search.docs import Docs
 from pinax.search.fusion import (
     Candidate,
     alike_discount,
@@ -46,7 +46,7 @@ class SearchResults:
 
 
 def search_many(
-    selected: Sequence[Docs],
+    selected: Sequence[Collection],
     query: str,
     limit: int,
     ranking: Ranking = RANKING,
@@ -175,7 +175,7 @@ def search_many(
     )
 
 
-def near_urls(selected: Sequence[Docs], url: str) -> set[str]:
+def near_urls(selected: Sequence[Collection], url: str) -> set[str]:
     """Known URLs a mistyped one may have meant: its neighbours in each manifest's sorted
     URLs, and the pages a search for its path's words finds."""
     candidates: set[str] = set()

@@ -32,7 +32,7 @@ import numpy as np
 
 from pinax.errors import InternalError
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pinax.search")
 
 PACKAGE = "wordllama"
 MODEL_ID = "wordllama-0.4.0.post1-l2_supercat_256"

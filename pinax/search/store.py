@@ -29,7 +29,7 @@ import numpy as np
 
 from pinax.errors import InternalError
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pinax.search")
 
 MAGIC = b"PINAXIDX"
 TRAILER = b"PINAXEND"

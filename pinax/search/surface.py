@@ -16,7 +16,7 @@ import numpy as np
 from pinax.search.tokens import STOP_WORDS, stem, words
 
 if TYPE_CHECKING:
-    from pinax.search.docs import Docs
+    from pinax.search.collection import Collection
     from pinax.search.fusion import Candidate
     from pinax.search.vocabulary import Vocabulary
 
@@ -63,7 +63,7 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
 
 
 def surface_first(
-    found: list[Candidate], docs: Docs, typed: frozenset[str], share: float, look: int
+    found: list[Candidate], docs: Collection, typed: frozenset[str], share: float, look: int
 ) -> list[Candidate]:
     """One manifest's candidates (best first), those of the first `look` whose title and
     headings have a typed word's stem only in another family (`custom` for `customer`),

@@ -12,7 +12,6 @@ whole library between two calls; clients are told through both protocol eras' ch
 
 from __future__ import annotations
 
-import difflib
 import json
 import logging
 import threading
@@ -37,6 +36,7 @@ from pydantic import ConfigDict
 
 from pinax import __version__
 from pinax.errors import NotFound, PinaxError, error_result
+from pinax.hints import closest_names, did_you_mean
 from pinax.server.reload import LiveTools, generation
 from pinax.server.render import render
 from pinax.server.resources import add_resources, docs_resources
@@ -161,8 +161,7 @@ class PinaxServer(MCPServer):
 def unknown_tool(name: str, known: list[str]) -> NotFound:
     """`not_found` for a tool name, with the closest names (a long name shown cut short)."""
     shown = name if len(name) <= 80 else name[:80] + "..."
-    close = difflib.get_close_matches(name[:200], known, n=2, cutoff=0.5)
-    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    hint = did_you_mean(closest_names(name[:200], known, limit=2))
     return NotFound(f"no tool named {shown!r}{hint}; tools: {', '.join(known)}")
 
 

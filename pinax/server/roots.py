@@ -21,7 +21,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from pinax.tools import CALL_SCOPE, Tools
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pinax.server")
 ROOTS_TIMEOUT = 5.0  # seconds a client has to list its roots; then the call goes on without
 
 

@@ -128,7 +128,7 @@ def test_an_unknown_option_is_suggested_only_when_close() -> None:
     assert "No such option: --colour (see --help for the options)" in far.stderr
     assert "Possible options" not in far.stderr and "--url" not in far.stderr
     close = invoke("search", "-d", STRIPE, "--limt", "3", "x")
-    assert "No such option: --limt (did you mean --limit?)" in close.stderr
+    assert "No such option: --limt (did you mean '--limit'?)" in close.stderr
 
 
 @pytest.mark.parametrize(

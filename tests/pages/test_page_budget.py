@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from pinax.errors import InvalidArgs, NotFound
-from pinax.pages.budget import estimate_tokens, result_tokens, window
+from pinax.pages.budget import estimate_tokens, page_slice, result_tokens
 from pinax.pages.headings import document, page_document
 from pinax.tools import Tools
 from tests.conftest import shared_path
@@ -93,7 +93,7 @@ class Fixtures:
     def section(self, name: str, section: str) -> dict:
         """What get_page returns for `section` at the default budget: the tool's windowing of
         the page it read, without reading a 5 MB page from the cache once per heading."""
-        return window(self.whole(name), 8000, section=section)
+        return page_slice(self.whole(name), 8000, section=section)
 
     def first(self, name: str) -> dict:
         """The first call an agent makes: the page at the default budget, read once."""
@@ -110,10 +110,10 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fixtures]:
 
 def walk(page: dict, max_tokens: int, **start) -> list[dict]:
     """Every result from a first call to the last cursor, each checked against the budget."""
-    results = [window(page, max_tokens, **start)]
+    results = [page_slice(page, max_tokens, **start)]
     while results[-1].get("next_cursor"):
         assert results[-1]["truncated"] is True and results[-1]["markdown"]
-        results.append(window(page, max_tokens, cursor=results[-1]["next_cursor"]))
+        results.append(page_slice(page, max_tokens, cursor=results[-1]["next_cursor"]))
     assert results[-1]["truncated"] is False
     assert all(result_tokens(r) <= max_tokens for r in results)
     return results

@@ -369,7 +369,7 @@ def test_a_restart_maps_the_content_index_without_reading_the_file_again(
     def unread(path: Path) -> None:
         raise AssertionError(f"{path} read again")
 
-    monkeypatch.setattr("pinax.search.docs.open_page_texts", unread)
+    monkeypatch.setattr("pinax.search.collection.open_page_texts", unread)
     again = loaded(manifest, tmp_path / "cache")
     assert again.all()[0].content is not None and again.all()[0].content_note is None
     monkeypatch.undo()

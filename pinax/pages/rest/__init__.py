@@ -37,12 +37,14 @@ from docutils.parsers.rst import Parser
 from docutils.transforms import references
 from docutils.utils import new_document
 
+from pinax.pages.outline import PageHeading
+
 from . import conf, deadline, directives
 from .deadline import Deadline, Overtime
 from .objects import MoveModuleTargets
 from .roles import sphinx_inliner
 from .state import ApiObject, State
-from .writer import Heading, Writer
+from .writer import Writer
 
 MAX_CHARS = 800_000  # a page with its includes (Django's largest page is 155,000)
 MAX_SECTIONS = 5000  # section titles (docutils spends ~0.2 ms on each; a changelog has 900)
@@ -88,7 +90,7 @@ class Converted:
 
     markdown: str
     title: str | None  # the first level-1 heading's text
-    headings: tuple[Heading, ...]  # every heading: (level, text, anchor), in order
+    headings: tuple[PageHeading, ...]  # every heading, in order
     entries: tuple[tuple[str, int, int], ...]  # API entries: (id, start, end) in `markdown`
     symbols: tuple[ApiObject, ...]  # objects the page documents (qualified names)
     exact: bool = True  # False: the fallback read it (too big, too deep, or unparseable)
@@ -158,7 +160,7 @@ def fallback(text: str) -> Converted:
     from .linear import fallback_markdown
 
     markdown = fallback_markdown(text)
-    headings = tuple((h.level, h.title, h.anchor) for h in Document(markdown).headings)
+    headings = tuple(PageHeading(h.level, h.title, h.anchor) for h in Document(markdown).headings)
     title = next((h[1] for h in headings if h[0] == 1), None)
     return Converted(markdown, title, headings, (), (), exact=False)
 

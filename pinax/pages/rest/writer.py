@@ -20,10 +20,10 @@ from docutils import nodes
 
 from pinax.pages.entries import CLOSE, END, START, take_entries
 from pinax.pages.headings import Document
+from pinax.pages.outline import PageHeading
 
 from .state import State, api_entry, heading_line, highlight, markdown
 
-Heading = tuple[int, str, "str | None"]  # level, plain text, anchor
 _AUTO_ID = re.compile(r"id\d+$")
 _MARKERS = str.maketrans("", "", f"\0\u200b{START}{END}{CLOSE}")  # (U+200B: an unknown |version|)
 _BLOCK_START = re.compile(r"[ \t]*(?:#|>|(?:=+|-+|\*{3,}|_{3,})[ \t]*$)")
@@ -84,7 +84,7 @@ class Writer:
         self.document = document
         self.state = state
         self.language = state.language  # for `::` blocks, until a `.. highlight::`
-        self.headings: list[Heading] = []
+        self.headings: list[PageHeading] = []
         self.entry_ids: list[str] = []
 
     def write(self) -> tuple[str, list[tuple[str, int, int]]]:
@@ -141,7 +141,7 @@ class Writer:
         lines: list[str] = []
         if title is not None:
             plain = " ".join(smart(title.astext()).split())
-            self.headings.append((level, plain, section_anchor(node["ids"])))
+            self.headings.append(PageHeading(level, plain, section_anchor(node["ids"])))
             lines.append("#" * level + " " + " ".join(self.inlines(title).split()))
         rest = self.blocks(node.children[1 if title is not None else 0 :], depth + 1)
         return lines + ([""] if lines and rest else []) + rest
@@ -181,7 +181,7 @@ class Writer:
     def visit_markdown(self, node: markdown, depth: int) -> list[str]:
         text = node["text"].translate(_MARKERS).strip("\n")
         for heading in Document(text).headings:
-            self.headings.append((heading.level, heading.title, heading.anchor))
+            self.headings.append(PageHeading(heading.level, heading.title, heading.anchor))
         return text.split("\n") if text.strip() else []
 
     def visit_api_entry(self, node: api_entry, depth: int) -> list[str]:

@@ -1,7 +1,7 @@
 """One manifest's search side: its pages as a `PageTable` (arrays) and its `SearchIndex`.
 
-Opened through the on-disk store (`open_docs`), both are memory-mapped, built once per
-manifest content; made from a `Manifest` in memory (`Docs.from_manifest`), the table is built
+Opened through the on-disk store (`open_collection`), both are memory-mapped, built once per
+manifest content; made from a `Manifest` in memory (`Collection.from_manifest`), the table is built
 at once and the index on first use, so a server can answer `initialize` before every index
 exists.
 """
@@ -64,7 +64,7 @@ from pinax.search.store import (
     signature,
 )
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("pinax.search")
 
 CHILDREN_EXPLAINED = 200  # children titles read to explain a hit's `children` field
 
@@ -75,7 +75,7 @@ def index_cache(folder: Path) -> IndexCache:
     return IndexCache(folder, f"pinax-index-{FORMAT}-{semantic.state()}")
 
 
-class Docs:
+class Collection:
     """One manifest: its pages, its search index and its URL-path structure."""
 
     def __init__(
@@ -84,7 +84,7 @@ class Docs:
         arrays: dict[str, np.ndarray],
         pages: PageColumns | None = None,
     ) -> None:
-        """`header` and `arrays` as `Docs.make` makes them; `pages` to build the index
+        """`header` and `arrays` as `Collection.make` makes them; `pages` to build the index
         from when the arrays hold only the page table."""
         self.name: str = header["name"]
         self.url: str = header["url"]
@@ -114,7 +114,7 @@ class Docs:
         self.content_file: Path | None = None  # the cache file `content` is mapped from
 
     @classmethod
-    def from_manifest(cls, manifest: Manifest) -> Docs:
+    def from_manifest(cls, manifest: Manifest) -> Collection:
         """A manifest in memory; its index is built on first use."""
         columns = ManifestColumns.of(manifest)
         arrays: dict[str, np.ndarray] = {}
@@ -125,7 +125,7 @@ class Docs:
     def make(
         manifest: ManifestColumns, add: Callable[[str, np.ndarray], None], index: bool = True
     ) -> dict[str, Any]:
-        """Make the arrays a `Docs` is made of (what the store saves), handing each to `add`
+        """Make the arrays a `Collection` is made of (what the store saves), handing each to `add`
         as soon as it is ready; return the header."""
         with _no_gc():  # millions of short-lived objects, none in a cycle
             paths = raw_paths_of(manifest.pages.url)
@@ -230,7 +230,7 @@ class Docs:
         if read_files and self.index_file is not None:
             prefetch(self.index_file)
 
-    def load_content(self, folder: Path | None = None, previous: Docs | None = None) -> None:
+    def load_content(self, folder: Path | None = None, previous: Collection | None = None) -> None:
         """Load the index of `content_path`: mapped from `folder` (where it is kept by the
         content file's hash and this manifest's index) if there and sound, else built and
         saved there; taken over from `previous` (these docs before a reload) when that is the
@@ -329,7 +329,7 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def open_docs(path: Path, cache: IndexCache) -> Docs:
+def open_collection(path: Path, cache: IndexCache) -> Collection:
     """A manifest file through the on-disk index: mapped if it exists and is sound, else
     built from the (validated) manifest and saved for the next start (the index of the
     manifest's previous content is removed then)."""
@@ -369,7 +369,7 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
         except OSError as exc:
             log.warning("cannot save the index of %s (%s); keeping it in memory", source, exc)
             arrays: dict[str, np.ndarray] = {}
-            return Docs(Docs.make(manifest, arrays.__setitem__), arrays)
+            return Collection(Collection.make(manifest, arrays.__setitem__), arrays)
         del manifest
     log.info("indexed %s in %.1f s", source, time.perf_counter() - started)
     if previous and previous != digest:
@@ -378,14 +378,14 @@ def open_docs(path: Path, cache: IndexCache) -> Docs:
     return _mapped(target, source)  # serve from the mapping: only touched pages stay in memory
 
 
-def _mapped(target: Path, source: str) -> Docs:
+def _mapped(target: Path, source: str) -> Collection:
     """The docs mapped from an index file; StoreError if the file lacks what they need (the
     cache folder is untrusted, and an index of another build may have other arrays)."""
     arrays, header = load(target)
     if "terms" not in arrays:
         raise StoreError("it holds no search index")
     try:
-        docs = Docs({**header, "source": source}, arrays)
+        docs = Collection({**header, "source": source}, arrays)
         docs.index  # noqa: B018  (made now: a missing array is found here, not mid-search)
     except (KeyError, TypeError, ValueError) as exc:
         raise StoreError(f"it lacks or garbles {exc}") from None
@@ -396,7 +396,7 @@ def _mapped(target: Path, source: str) -> Docs:
 def _save(manifest: ManifestColumns, target: Path) -> None:
     writer = Writer(target)
     try:
-        writer.commit(Docs.make(manifest, writer.add))
+        writer.commit(Collection.make(manifest, writer.add))
     except BaseException:
         writer.abort()
         raise

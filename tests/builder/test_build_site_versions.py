@@ -236,3 +236,21 @@ def test_docusaurus_versioned_docs_build_one_manifest_each(tmp_path: Path) -> No
     assert all(p.url.startswith(url + "2.0.0/") for p in older.pages)
     assert all(p.url.startswith(url + "next/") for p in load(out / "my-site@next.json").pages)
     assert not (tmp_path / "tmp").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("{not json", "not a Docusaurus versions.json"),
+        ('{"3.0.0": true}', "a list of version strings"),
+        ("[" + '"1.0",' * 400_000 + '"1.0"]', "not a Docusaurus versions.json"),  # over 1 MB
+    ],
+)
+def test_a_broken_docusaurus_versions_json_is_an_error_naming_it(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    site = _docusaurus(tmp_path)
+    (site / "versions.json").write_text(content)
+    done = run_pinax("build", str(site), "--versions", "list")
+    assert done.returncode == 2
+    assert str(site / "versions.json") in done.stderr and said in done.stderr

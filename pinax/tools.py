@@ -146,11 +146,12 @@ class Tools:
         get_page to their sites, with a page cache in `cache_dir` (unless `read_pages` is
         false: searching needs no HTTP client).
 
-        A page stays fresh for `ttls[name]` of its manifest, else the manifest's own `ttl`,
-        else `ttl` (default one day). get_page connects only to public addresses, plus the
-        networks (CIDR) in `allow_private` and in `PINAX_ALLOW_PRIVATE`: the operator's
-        allowance. `unavailable` lists requested docs that could not be loaded. `contents`
-        names content files for manifests by name (others use the one beside them).
+        A page stays fresh for `ttls["name@version"]` of its manifest, else `ttls[name]` (every
+        version of it), else the manifest's own `ttl`, else `ttl` (default one day). get_page
+        connects only to public addresses, plus the networks (CIDR) in `allow_private` and in
+        `PINAX_ALLOW_PRIVATE`: the operator's allowance. `unavailable` lists requested docs
+        that could not be loaded. `contents` names content files for manifests by name (others
+        use the one beside them).
 
         `folders` are docs folders built in memory, each with its pages' files (page URL ->
         (folder, path inside it)): get_page reads those pages from disk, and never fetches
@@ -165,8 +166,7 @@ class Tools:
         if folders:
             library = library.with_manifests([m for m, _ in folders], folder_texts or {})
         local = {url: place for _, files in folders for url, place in files.items()}
-        for name in ttls or {}:
-            library.get(name)  # a TTL for a manifest that is not loaded is a mistake
+        ttls = ttls_by_identity(library, ttls or {})
         if not read_pages:
             tools = cls(library, None, ttls, unavailable=unavailable)
             tools.folder_names = [m.name for m, _ in folders if m.packages is None]
@@ -444,7 +444,19 @@ class Tools:
             docs = next((d for d in self.library.all() if origin_of(d.url) == origin), None)
         if docs is None:
             return None
-        return self.ttls.get(docs.name, docs.ttl)
+        return self.ttls.get(docs.identity, self.ttls.get(docs.name, docs.ttl))
+
+
+def ttls_by_identity(library: Library, ttls: Mapping[str, float]) -> dict[str, float]:
+    """Each TTL keyed as `_ttl` looks it up: `name@version` by the identity of the one loaded
+    manifest that version names (`django@5.2` for docs of `5.2.19`), `name` as written (every
+    version of it). A TTL for docs that are not loaded is a mistake: `NotFound` (or the
+    refusal naming the versions loaded)."""
+    resolved: dict[str, float] = {}
+    for key, seconds in ttls.items():
+        docs = library.get(key)
+        resolved[docs.identity if "@" in key else key] = seconds
+    return resolved
 
 
 T = TypeVar("T")

@@ -9,6 +9,8 @@ URL or published file; `previous_texts` reads the content file of a manifest bui
 documentation sources (rebuilt cheaply when it changes), `is_docs_folder` tells one from a
 folder of manifests. `stated_by_folder`, `stated_by_inventory` and `stated_by_url` read the
 version (and name) a source states of itself; `labelled` stamps them on a manifest.
+`list_versions` reads the versions a site or folder publishes (`choose_versions` picks some,
+`version_file` names each one's manifest inside an output folder).
 Importing this package is cheap: the network and parsing modules load
 only when a build runs.
 """
@@ -22,10 +24,12 @@ if TYPE_CHECKING:
     from pinax.builder.companion import previous_texts
     from pinax.builder.console import ConsoleReporter
     from pinax.builder.core import build as build_manifest
-    from pinax.builder.core import run_build
+    from pinax.builder.core import list_versions, run_build
     from pinax.builder.folder import FolderSource
     from pinax.builder.model import BuildOptions
     from pinax.builder.publish import publish as publish_manifest
+    from pinax.builder.site_versions import choose as choose_versions
+    from pinax.builder.site_versions import output_file as version_file
     from pinax.builder.versioning import (
         Stated,
         labelled,
@@ -44,6 +48,9 @@ __getattr__ = lazy_names(
         "publish_manifest": "publish:publish",
         "previous_texts": "companion",
         "run_build": "core",
+        "list_versions": "core",
+        "choose_versions": "site_versions:choose",
+        "version_file": "site_versions:output_file",
         "Stated": "versioning",
         "labelled": "versioning",
         "stated_by_folder": "versioning",
@@ -58,8 +65,10 @@ __all__ = [
     "FolderSource",
     "Stated",
     "build_manifest",
+    "choose_versions",
     "is_docs_folder",
     "labelled",
+    "list_versions",
     "previous_texts",
     "publish_manifest",
     "resolve_docs",
@@ -67,4 +76,5 @@ __all__ = [
     "stated_by_folder",
     "stated_by_inventory",
     "stated_by_url",
+    "version_file",
 ]

@@ -27,6 +27,7 @@ from .net import SiteAccess
 from .outlines import Validators, read_pages
 from .report import Reporter
 from .select import Patterns, select
+from .site_versions import VersionList, folder_versions, site_versions
 from .sniff import sniff
 from .titles import fetch_titles
 from .urls import default_name, display_site, is_url, origins_for_host, site_base
@@ -62,6 +63,21 @@ def run_build(
 
     asyncio.run(inner())
     return box[0]
+
+
+def list_versions(source: str, options: BuildOptions, reporter: Reporter) -> VersionList | None:
+    """The versions a docs site or folder publishes (see `site_versions`), or None."""
+    if not is_url(source):
+        folder = Path(source)
+        return folder_versions(folder, options.site_url, reporter) if folder.is_dir() else None
+    import asyncio
+
+    async def inner() -> VersionList | None:
+        access = _access({origin_of(source)}, options)
+        async with access.session():
+            return await site_versions(source, access, reporter)
+
+    return asyncio.run(inner())
 
 
 async def build(

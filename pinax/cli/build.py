@@ -48,6 +48,17 @@ def build(
             "it: package.json, pyproject.toml, a Sphinx conf.py, an objects.inv header, the URL).",
         ),
     ] = None,
+    versions: Annotated[
+        str | None,
+        typer.Option(
+            "--versions",
+            metavar="list|all|V1,V2",
+            help="The versions the site publishes (mike's versions.json, Read the Docs, a "
+            "Docusaurus folder's versions.json): list prints them; all, or a comma list, "
+            "builds one manifest per version into the -o folder, as NAME@VERSION.json.",
+            show_default=False,
+        ),
+    ] = None,
     package: Annotated[
         list[str] | None,
         typer.Option(
@@ -191,6 +202,13 @@ def build(
         cache_dir=default_cache_dir() if outline else None,
         credentials=credentials_or_fail(header, headers_file),
     )
+    if versions is not None:
+        if version is not None:
+            fail("--version labels one build and --versions builds each: give one")
+        if check:
+            fail("--check compares one manifest: not with --versions")
+        _each_version(source, versions, output, options, name, package, max_removed, reporter)
+        return
     texts: list | None = [] if content else None
     try:
         manifest = run_build(source, options, reporter, texts)
@@ -205,6 +223,83 @@ def build(
         fail(exc.message)
     if outcome.exit_code:
         raise typer.Exit(outcome.exit_code)
+
+
+def _each_version(
+    source: str,
+    spec: str,
+    output: Path | None,
+    options: Any,
+    name: str | None,
+    packages: list[str] | None,
+    max_removed: float,
+    reporter: Any,
+) -> None:
+    """`--versions`: print what the source publishes (`list`), or build each version asked
+    into the `-o` folder as `NAME@VERSION.json` (a version that fails is said, the others
+    still built; exit 1 if any failed)."""
+    from dataclasses import replace
+
+    from pinax.builder import (
+        choose_versions,
+        list_versions,
+        publish_manifest,
+        run_build,
+        version_file,
+    )
+
+    listing_only = spec.strip().lower() == "list"
+    if not listing_only and output is None:
+        fail("--versions builds one manifest per version: give the folder with -o DIR")
+    if output is not None and output.exists() and not output.is_dir():
+        fail(f"-o {output}: with --versions, -o names a folder (NAME@VERSION.json go in it)")
+    try:
+        listing = list_versions(source, options, reporter)
+        if listing is None:
+            fail(
+                f"{source}: no list of versions found (mike's versions.json, Read the Docs, "
+                "a Docusaurus versions.json beside versioned_docs/)"
+            )
+        if listing_only:
+            reporter.note(f"{len(listing.versions)} versions, from {listing.kind}: {listing.where}")
+            for found in listing.versions:
+                aliases = f"\t({', '.join(found.aliases)})" if found.aliases else ""
+                sys.stdout.write(safe(f"{found.version}\t{found.source}{aliases}\n"))
+            return
+        chosen = choose_versions(listing, spec)
+    except PinaxError as exc:
+        fail(exc.message)
+    assert output is not None
+    output.mkdir(parents=True, exist_ok=True)
+    if name is None and listing.kind == "Docusaurus":  # one name for every version's folder
+        name = _site_folder_name(Path(listing.where).parent)
+        reporter.note(f"the manifests are named {name} (the site's folder; --name sets another)")
+    failed = []
+    for found in chosen:
+        texts: list | None = [] if options.content else None
+        try:
+            site_url = found.site_url or options.site_url
+            each = replace(options, name=name or options.name, site_url=site_url, previous=())
+            manifest = run_build(found.source, each, reporter, texts)
+            manifest = _versioned(manifest, found.source, name, found.version, packages, reporter)
+            path = version_file(output, manifest.name, found.version)
+            outcome = publish_manifest(manifest, path, False, max_removed, reporter, texts, {})
+            if outcome.exit_code:
+                failed.append(found.version)
+        except PinaxError as exc:
+            reporter.warn(f"version {found.version} ({found.source}) not built: {exc.message}")
+            failed.append(found.version)
+    if failed:
+        fail(f"{len(failed)} of {len(chosen)} versions not built: {', '.join(failed)}", code=1)
+
+
+def _site_folder_name(folder: Path) -> str:
+    """A manifest name from a site folder's name (`my-site`): its letters, digits, `.`,
+    `_` and `-`."""
+    import re
+
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", folder.resolve().name).strip(".-_")
+    return cleaned or "docs"
 
 
 def _versioned(

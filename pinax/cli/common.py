@@ -66,7 +66,8 @@ TtlOption = Annotated[
         "--ttl",
         metavar="[NAME=]SECONDS",
         help="Seconds a cached page stays fresh (default: the manifest's ttl, else 86400); "
-        "NAME=SECONDS sets it for one manifest. Repeatable.",
+        "NAME=SECONDS sets it for one docs (every version), NAME@VERSION=SECONDS for one "
+        "version. Repeatable.",
         show_default=False,
     ),
 ]
@@ -499,7 +500,8 @@ def load_tools(
 
 
 def parse_ttls(values: list[str]) -> tuple[float | None, dict[str, float]]:
-    """`--ttl SECONDS` (every manifest) and `--ttl NAME=SECONDS` (one manifest)."""
+    """`--ttl SECONDS` (every manifest), `--ttl NAME=SECONDS` (every version of one docs) and
+    `--ttl NAME@VERSION=SECONDS` (one version)."""
     default: float | None = None
     per_docs: dict[str, float] = {}
     for value in values:

@@ -2,10 +2,10 @@
 
 Installed: `.venv/` or `venv/`, each `*.dist-info/METADATA`'s `Name` and `Version` (the folder's
 name when METADATA is missing). Locked: `uv.lock`, `poetry.lock`, `pylock.toml` (PEP 751),
-`Pipfile.lock`, `requirements*.txt` (an `==` pin is locked; another specifier is declared).
-Declared: `pyproject.toml`'s `[project]` dependencies, optional dependencies and
-`[dependency-groups]`, and Poetry's `[tool.poetry.dependencies]` and groups (Poetry's `^` and
-`~` read as npm's, which they equal).
+`Pipfile.lock`, `requirements*.txt` and a `Pipfile` (an `==` pin is locked; another specifier
+is declared; a Pipfile's `"*"` any version). Declared: `pyproject.toml`'s `[project]`
+dependencies, optional dependencies and `[dependency-groups]`, and Poetry's
+`[tool.poetry.dependencies]` and groups (Poetry's `^` and `~` read as npm's, which they equal).
 """
 
 from __future__ import annotations
@@ -89,6 +89,30 @@ def pipfile_lock(reading: Reading, root: Path) -> Iterator[Dependency]:
     yield from _pipfile_lock(reading, root / "Pipfile.lock")
 
 
+def pipfile(reading: Reading, root: Path) -> Iterator[Dependency]:
+    """A `Pipfile`'s `[packages]` and `[dev-packages]` (TOML): `"==4.2.30"` pins the version,
+    `"*"` asks for any, another specifier is a range; a table's `version` likewise, and a
+    table without one (a path, a git URL) names no version docs are published for."""
+    path = root / "Pipfile"
+    document = reading.toml(path)
+    if not document:
+        return
+    source = reading.shown(path)
+    for section in ("packages", "dev-packages"):
+        for name, spec in _table(document.get(section)).items():
+            if isinstance(spec, dict):
+                spec = spec.get("version")
+            if not isinstance(spec, str) or not isinstance(name, str):
+                continue
+            spec = spec.strip()
+            if spec == "*" or not spec:
+                found = mention("pypi", name, source, "declared")
+            else:
+                found = _requirement(name + spec, source, "locked")
+            if found:
+                yield found
+
+
 def requirements(reading: Reading, root: Path) -> Iterator[Dependency]:
     """Each `requirements*.txt`: `==` pins locked, other specifiers declared."""
     for path in _requirements_files(reading, root):
@@ -123,7 +147,7 @@ def declared(reading: Reading, root: Path) -> Iterator[Dependency]:
 
 
 # Each reader of one kind of file, in reading order: installed, then locked, then declared.
-READERS = (installed, uv_lock, poetry_lock, pylock, pipfile_lock, requirements, declared)
+READERS = (installed, uv_lock, poetry_lock, pylock, pipfile_lock, requirements, pipfile, declared)
 
 
 def poetry_range(found: Dependency, spec: Any) -> Dependency:

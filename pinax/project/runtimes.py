@@ -2,6 +2,7 @@
 
 Python: `.python-version` (pyenv, uv; `3.11.7`, `3.12`, `cpython-3.12`, `pypy3.10`: the
 language version), else `requires-python` (or Poetry's `python` dependency) as a range, else
+a `Pipfile`'s `[requires]` (`python_full_version` exactly, `python_version` its series), else
 the venv's `pyvenv.cfg` (`version` or uv's `version_info`). Node: `.nvmrc`, else
 `.node-version` (`v20.11.0`, `20`; an alias such as `lts/*` names no version), else
 `package.json`'s `engines.node` range. The first file that names a version decides.
@@ -41,6 +42,9 @@ def python(reading: Reading, root: Path) -> Dependency | None:
         wanted = poetry_constraint(deps["python"])
     if wanted is not None:
         return Dependency(runtime("python"), None, wanted, reading.shown(path), "declared")
+    pipenv = _pipfile_python(reading, root / "Pipfile")
+    if pipenv is not None:
+        return pipenv
     for venv in VENVS:
         config = root / venv / "pyvenv.cfg"
         text = reading.text(config, SMALL_FILE_BYTES)
@@ -51,6 +55,22 @@ def python(reading: Reading, root: Path) -> Dependency | None:
                 return Dependency(
                     runtime("python"), version, None, reading.shown(config), "installed"
                 )
+    return None
+
+
+def _pipfile_python(reading: Reading, path: Path) -> Dependency | None:
+    """A Pipfile's `[requires]`: `python_full_version = "3.11.7"` (that release) or
+    `python_version = "3.11"` (its series), as the range each means."""
+    document = reading.toml(path) if path.is_file() else None
+    requires = document.get("requires") if isinstance(document, dict) else None
+    if not isinstance(requires, dict):
+        return None
+    for key, spec in (("python_full_version", "=={}"), ("python_version", "=={}.*")):
+        text = requires.get(key)
+        if isinstance(text, str) and _PYTHON_PIN.fullmatch(text.strip()):
+            wanted = parse_range("pypi", spec.format(text.strip()))
+            if wanted is not None:
+                return Dependency(runtime("python"), None, wanted, reading.shown(path), "declared")
     return None
 
 

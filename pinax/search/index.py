@@ -552,14 +552,18 @@ class _QueryWords:
         for t in plan.terms:
             if t.match == "phrase":
                 continue
-            if t.word not in bits:
+            # A name typed exactly (`=show_facets`) is a bit of its own, never required: the
+            # name whose last part is so written covers more than one only alike in its words
+            # (`ShowFacets`), so the hit names the one typed.
+            key = t.text if t.text.startswith(EXACT) else t.word
+            if key not in bits:
                 if len(bits) >= 62:
                     continue
-                bits[t.word] = len(bits)
+                bits[key] = len(bits)
                 self.weight.append(0.0)
-            bit = bits[t.word]
+            bit = bits[key]
             self.weight[bit] = max(self.weight[bit], t.weight * term_idf.item(t.term))
-            if t.word in plan.whole:
+            if key in plan.whole:
                 self.whole |= 1 << bit
             if t.text.startswith((SYMBOL, EXACT)) or "." in t.text:
                 self.by_symbol_term.setdefault(t.term, bit)

@@ -2,8 +2,9 @@
 
 A `Version` keeps its text as written (`"5.2"`, `"v15.1.8"`, `"0_13_1"`, `"stable"`) and
 compares by its release numbers where it has them: `5.2` equals `5.2.0`, `v15.1.8` equals
-`15.1.8`, `1.20` is not `1.2`. A version without numbers is a label (`stable`, `latest`, `dev`)
-that equals only itself.
+`15.1.8`, `1.20` is not `1.2`. A PEP 440 epoch (`1!2.0`) is compared first: `1!1.0` is above
+`2024.1`, and matches only versions of its own epoch. A version without numbers is a label
+(`stable`, `latest`, `dev`) that equals only itself.
 
 Matching (`matches`, `select`): a requested version matches a loaded one when the release
 numbers of one are a prefix of the other's (`5.2` matches `5.2.19`; `5.2.4` matches docs `5.2`).
@@ -26,6 +27,7 @@ MAX_VERSION_CHARS = 100  # a version longer than this is not one anybody publish
 _NUMBERED = re.compile(r"[vV]?(\d{1,18}(?:[._]\d{1,18})*)(.*)", re.DOTALL)
 _LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+\-]*")
 _SEPARATORS = re.compile(r"[._]")
+_EPOCH = re.compile(r"(\d{1,9})!(?=\d)")  # PEP 440's `N!` before the release numbers
 # A suffix orders after the release it follows when it says so (PEP 440 post-releases);
 # any other suffix (rc, beta, dev, -alpha.1) is a pre-release and orders before it.
 _POST = re.compile(r"[.\-_]?(post|rev|r)\d*$|-\d+$", re.IGNORECASE)
@@ -33,19 +35,24 @@ _POST = re.compile(r"[.\-_]?(post|rev|r)\d*$|-\d+$", re.IGNORECASE)
 
 @dataclass(frozen=True, eq=False)
 class Version:
-    """A version as written; `release` its numbers (`()` for a label such as `stable`)."""
+    """A version as written; `release` its numbers (`()` for a label such as `stable`),
+    `epoch` its PEP 440 epoch (`1` of `1!2.0`; 0 when none is written)."""
 
     text: str
     release: tuple[int, ...] = field(init=False)
     suffix: str = field(init=False)
+    epoch: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         text = self.text.strip() if isinstance(self.text, str) else ""
-        if not text or len(text) > MAX_VERSION_CHARS or not _LABEL.fullmatch(text.lstrip("vV")):
+        epoch = _EPOCH.match(text)
+        rest = text[epoch.end() :] if epoch else text
+        if not text or len(text) > MAX_VERSION_CHARS or not _LABEL.fullmatch(rest.lstrip("vV")):
             shown = repr(self.text)[:60]
             raise InvalidArgs(f"not a version: {shown} (expected e.g. '5.2', 'v15.1.8', 'stable')")
         object.__setattr__(self, "text", text)
-        numbered = _NUMBERED.fullmatch(text)
+        object.__setattr__(self, "epoch", int(epoch[1]) if epoch else 0)
+        numbered = _NUMBERED.fullmatch(rest)
         if numbered and (not numbered[2] or not numbered[2][0].isdigit()):
             release = tuple(int(part) for part in _SEPARATORS.split(numbered[1]))
             object.__setattr__(self, "release", release)
@@ -53,14 +60,17 @@ class Version:
         else:
             object.__setattr__(self, "release", ())
             object.__setattr__(self, "suffix", text.lower())
+            if epoch:
+                raise InvalidArgs(f"not a version: {text[:60]!r} (an epoch needs numbers after it)")
 
     @property
     def is_label(self) -> bool:
         """A version without release numbers (`stable`, `latest`, `dev`)."""
         return not self.release
 
-    def sort_key(self) -> tuple[tuple[int, ...], int, str]:
-        """Release numbers without trailing zeros, then pre-release < release < post-release."""
+    def sort_key(self) -> tuple[int, tuple[int, ...], int, str]:
+        """The epoch, the release numbers without trailing zeros, then pre-release < release <
+        post-release."""
         release = self.release
         suffix = self.suffix.partition("+")[0].lower()  # build metadata orders nothing
         release = stripped(release)
@@ -70,7 +80,7 @@ class Version:
             rank = 2
         else:
             rank = 0
-        return release, rank, suffix
+        return self.epoch, release, rank, suffix
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Version):
@@ -95,11 +105,11 @@ class Version:
         return f"Version({self.text!r})"
 
 
-def _order(version: Version) -> tuple[int, tuple[tuple[int, ...], int, str]]:
+def _order(version: Version) -> tuple[int, tuple[int, tuple[int, ...], int, str]]:
     """Numbered versions above labels; labels by `_LABEL_RANK`, then by text."""
     if version.is_label:
         rank = _LABEL_RANK.get(version.suffix, 0)
-        return 0, ((rank,), 0, version.suffix)
+        return 0, (0, (rank,), 0, version.suffix)
     return 1, version.sort_key()
 
 
@@ -114,10 +124,12 @@ def as_version(value: Version | str) -> Version:
 
 def matches(asked: Version | str, loaded: Version | str) -> bool:
     """Whether `loaded` can answer for `asked`: the release numbers of one are a prefix of the
-    other's, or both are the same label."""
+    other's (in the same epoch), or both are the same label."""
     asked, loaded = as_version(asked), as_version(loaded)
     if asked.is_label or loaded.is_label:
         return asked == loaded
+    if asked.epoch != loaded.epoch:
+        return False
     shorter = min(len(asked.release), len(loaded.release))
     return asked.release[:shorter] == loaded.release[:shorter]
 

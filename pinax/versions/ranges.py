@@ -1,6 +1,7 @@
 """Version ranges a project declares (PEP 440 specifiers, npm semver ranges) as intervals.
 
-A range is a union of intervals of release numbers; pre-release tags are ignored (docs are
+A range is a union of intervals of release numbers, each led by its PEP 440 epoch (0 unless
+written, and always in npm: `1!2.0` is above every `2024.x`); pre-release tags are ignored (docs are
 published per release). A loaded docs version is inside a range when what it documents meets
 the range: a version of one or two numbers documents its series (`5.2` every `5.2.x`, `5`
 every `5.x`), one of three or more numbers that release alone. `VersionRange.select` takes
@@ -95,8 +96,8 @@ class VersionRange:
         version = as_version(version)
         if version.is_label:
             return False
-        start = version.release
-        end = bump(start) if len(start) < 3 else None
+        start = (version.epoch, *version.release)
+        end = bump(start) if len(version.release) < 3 else None
         return any(interval.meets(start, end) for interval in self.intervals)
 
     def select(self, loaded: Iterable[Version | str]) -> Version | None:
@@ -117,12 +118,20 @@ def parse_range(ecosystem: str, text: str) -> VersionRange | None:
         intervals = _pep440(text)
     elif ecosystem == "npm":
         intervals = _npm(text)
+        intervals = None if intervals is None else [_epoch_zero(i) for i in intervals]
     else:
         return None
     if intervals is None:
         return None
     kept = tuple(i for i in intervals if not i.is_empty())
     return VersionRange(text.strip(), ecosystem, kept)
+
+
+def _epoch_zero(interval: Interval) -> Interval:
+    """An interval of releases as one of epoch 0 (npm has no epochs)."""
+    low = None if interval.low is None else (0, *interval.low)
+    high = None if interval.high is None else (0, *interval.high)
+    return Interval(low, interval.low_in, high, interval.high_in)
 
 
 # PEP 440 -------------------------------------------------------------------------------------
@@ -148,9 +157,9 @@ def _pep440_one(operator: str, text: str) -> Interval | None:
         version = Version(text[:-2] if wildcard else text)
     except InvalidArgs:
         return None
-    release = version.release
-    if not release:
+    if not version.release:
         return None
+    release = (version.epoch, *version.release)  # intervals lead with the epoch
     if operator == "==" and wildcard:
         return Interval(release, True, bump(release), False)
     if operator in ("==", "==="):
@@ -158,7 +167,8 @@ def _pep440_one(operator: str, text: str) -> Interval | None:
     if operator == "!=":
         return ANY
     if operator == "~=":
-        return Interval(release, True, bump(release[:-1]) if len(release) > 1 else None, False)
+        series = bump(release[:-1]) if len(version.release) > 1 else None
+        return Interval(release, True, series, False)
     return {
         ">=": Interval(release, True, None),
         ">": Interval(release, False, None),

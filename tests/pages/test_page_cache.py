@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from pinax.errors import CacheError, FetchFailed
+from pinax.errors import CacheError, FetchFailed, NotFound
 from pinax.pages.cache import FOLDER, PageCache
 from pinax.pages.fetch import Fetcher, Limits
+from pinax.tools import Tools
 from tests.support.fixture_pages import fixture, html_reply, open_tools, read, write_manifest
 from tests.support.http_site import Reply, Request, Site
 
@@ -109,6 +110,35 @@ def test_a_fresh_copy_is_a_hit_and_ttls_can_be_set_per_manifest(tmp_path: Path, 
     kept = json.loads(finish(pinax(*common, "--ttl", "0", "--ttl", "site=1h")))
     assert kept["cache"] == "hit"
     assert json.loads(finish(pinax(*common, "--ttl", "site=0")))["cache"] == "revalidated"
+
+
+def test_a_ttl_can_be_set_per_version(tmp_path: Path, site: Site) -> None:
+    """`name@version=SECONDS` sets one version's TTL, `name=SECONDS` every other version's;
+    a version that is not loaded is refused, naming those that are."""
+    origins = {v: mdbook_origin(ETag=f'"{v}"') for v in ("1.0", "2.0")}
+    urls = {v: site.add(f"/{v}/build.html", origins[v]) for v in origins}
+    manifests = []
+    for version in origins:
+        folder = tmp_path / version
+        folder.mkdir()
+        page = f"/{version}/build.html"
+        manifests.append(write_manifest(folder, site, [page], version=version, ttl=3600))
+    cache = tmp_path / "cache"
+    tools = Tools.open(manifests, cache_dir=cache, ttls={"site@1": 3600, "site": 0})
+    assert [read(tools, urls["1.0"])["cache"] for _ in range(2)] == ["miss", "hit"]
+    assert [read(tools, urls["2.0"])["cache"] for _ in range(2)] == ["miss", "revalidated"]
+    assert tools.ttls == {"site@1.0": 3600, "site": 0}  # keyed by the identity it names
+    with pytest.raises(NotFound, match=r"no docs for site 3\.0; loaded: 1\.0, 2\.0"):
+        Tools.open(manifests, cache_dir=cache, ttls={"site@3.0": 60})
+    # On the command line too, beside a global --ttl.
+    common = ["page", urls["2.0"], "--cache-dir", str(cache), "--json"]
+    common += [a for m in manifests for a in ("--docs", str(m))]
+    kept = json.loads(finish(pinax(*common, "--ttl", "0", "--ttl", "site@2.0=1h")))
+    assert kept["cache"] == "hit"
+    refused = pinax(*common, "--ttl", "site@3=1h")
+    _, err = refused.communicate(timeout=60)
+    assert refused.returncode == 2
+    assert "no docs for site 3; loaded: 1.0, 2.0" in err
 
 
 FAILURES = {

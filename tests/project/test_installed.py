@@ -167,6 +167,20 @@ def test_python_version_order(tmp_path: Path) -> None:
     assert read_project(tmp_path).dependencies[runtime("python")].version.text == "3.11"
 
 
+def test_a_pipfile_declares_the_python_after_requires_python(tmp_path: Path) -> None:
+    (tmp_path / "Pipfile").write_text('[packages]\n\n[requires]\npython_version = "3.11"\n')
+    python = read_project(tmp_path).dependencies[runtime("python")]
+    assert (python.how, python.source) == ("declared", "Pipfile")
+    assert python.range.contains("3.11") and not python.range.contains("3.12")
+    (tmp_path / "Pipfile").write_text('[requires]\npython_full_version = "3.12.4"\n')
+    python = read_project(tmp_path).dependencies[runtime("python")]
+    assert python.range.contains("3.12.4") and not python.range.contains("3.12.5")
+    (tmp_path / "Pipfile").write_text('[requires]\npython_version = "latest please"\n')
+    assert runtime("python") not in read_project(tmp_path).dependencies
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\nrequires-python = ">=3.10"\n')
+    assert read_project(tmp_path).dependencies[runtime("python")].source == "pyproject.toml"
+
+
 def test_node_version_order(tmp_path: Path) -> None:
     (tmp_path / "package.json").write_text('{"engines": {"node": ">=20.9.0"}}')
     node = read_project(tmp_path).dependencies[runtime("node")]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from pinax.project import read_project
+from pinax.versions import select
 
 FIXTURES = Path(__file__).parent / "fixtures"
 NODE_FIXTURE = {
@@ -131,6 +132,41 @@ def test_pipfile_lock_default_and_develop() -> None:
     assert found["pypi:django"] == "4.2.30"
     assert found["pypi:pytest"] == "8.4.2"
     assert "pypi:localpkg" not in found  # an editable path pins no version
+
+
+def test_a_pipfile_without_its_lock() -> None:
+    project = read_project(FIXTURES / "pipfile")
+    assert project.warnings == []
+    chosen = {str(d.package): d for d in project.dependencies.values()}
+    assert chosen["pypi:django"].version.text == "4.2.30"  # "==" pins the exact version
+    assert chosen["pypi:django"].how == "locked"
+    assert chosen["pypi:django"].source == "Pipfile"
+    drf = chosen["pypi:djangorestframework"]  # "*": any version
+    assert (drf.version, drf.range, drf.how) == (None, None, "declared")
+    requests = chosen["pypi:requests"]  # a table's version: a range
+    assert requests.range.contains("2.32") and not requests.range.contains("3.0")
+    assert chosen["pypi:zope-interface"].version.text == "7.2"
+    assert chosen["pypi:pytest"].range.contains("8.4") and not chosen["pypi:pytest"].range.contains(
+        "9.0"
+    )
+    assert chosen["pypi:tool-with-epoch"].version.epoch == 1  # PEP 440 `1!2.0`
+    assert "pypi:localpkg" not in chosen  # a path names no version
+    assert "pypi:black" not in chosen  # nor does a git URL
+    assert select(chosen["pypi:django"].version, ["4.2", "5.2"]).text == "4.2"
+
+
+def test_a_pipfile_beside_its_lock_gives_way_to_it() -> None:
+    project = read_project(FIXTURES / "pipenv")
+    django = [r for r in project.records if str(r.package) == "pypi:django"]
+    assert {r.source for r in django} == {"Pipfile", "Pipfile.lock"}
+    assert project.dependencies[_id("pypi:django")].source == "Pipfile.lock"
+
+
+def test_a_broken_pipfile_is_a_warning_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "Pipfile").write_text('[packages]\ndjango = "==4.2\n', encoding="utf-8")
+    project = read_project(tmp_path)
+    assert project.dependencies == {}
+    assert len(project.warnings) == 1 and "Pipfile" in project.warnings[0]
 
 
 def test_pylock_toml_written_by_uv() -> None:

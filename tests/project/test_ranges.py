@@ -68,6 +68,10 @@ def test_what_npm_does_not_read_as_a_range_is_none(text: str) -> None:
         ("<=3", ["3.0.0"], ["3.0.1"]),
         (">3", ["3.0.1"], ["3.0.0"]),
         ("", ["0.1", "99"], []),
+        (">=1!1.0", ["1!1.0", "1!2.5", "2!0.1"], ["2024.1", "1!0.9", "99.0"]),
+        ("==1!2.0", ["1!2.0", "1!2.0.0"], ["2.0", "1!2.1"]),
+        (">=2024.1", ["2024.6", "1!0.1"], ["2023.9"]),  # the epoch compares first
+        ("<1!0", ["2024.1", "0.1"], ["1!0.1"]),
     ],
 )
 def test_pep440_ranges(spec: str, inside: list[str], outside: list[str]) -> None:
@@ -88,7 +92,10 @@ def test_an_unknown_ecosystem_has_no_ranges() -> None:
     assert parse_range("cargo", "^1.2") is None
 
 
-releases = st.lists(st.integers(0, 12), min_size=3, max_size=3).map(lambda p: ".".join(map(str, p)))
+releases = st.tuples(
+    st.sampled_from(["", "", "1!", "2!"]),
+    st.lists(st.integers(0, 12), min_size=3, max_size=3).map(lambda p: ".".join(map(str, p))),
+).map("".join)  # some with a PEP 440 epoch
 operators = st.sampled_from(["==", ">=", "<=", ">", "<", "~=", "!="])
 specs = st.lists(st.tuples(operators, releases), min_size=1, max_size=3).map(
     lambda pairs: ",".join(op + v for op, v in pairs)

@@ -207,3 +207,21 @@ def test_split_identity_refuses_a_bad_version(text: str) -> None:
 def test_refusal_names_what_is_loaded() -> None:
     assert refusal("django", "3.2", ["5.2", "4.2"]) == "no docs for django 3.2; loaded: 4.2, 5.2"
     assert refusal("django", "3.2", []) == "no docs for django 3.2; loaded: none"
+
+
+def test_a_pep440_epoch_compares_first_and_matches_only_its_own() -> None:
+    assert Version("1!2.0").epoch == 1 and Version("1!2.0").release == (2, 0)
+    assert Version("2.0").epoch == 0
+    assert Version("1!1.0") > Version("2024.1") > Version("0!2023.9")
+    assert Version("0!5.2") == Version("5.2")  # epoch 0 is the default
+    assert Version("1!2.0") != Version("2.0")
+    assert matches("1!2", "1!2.0") and not matches("2", "1!2.0")
+    assert select("1!2.0", ["2.0", "1!2.0", "1!3.0"]).text == "1!2.0"
+    assert select("2.0", ["1!2.0"]) is None  # never substituted across epochs
+    assert highest(["2024.1", "1!0.1"]).text == "1!0.1"
+
+
+@pytest.mark.parametrize("text", ["1!", "!2", "1!stable", "1!!2", "x!2"])
+def test_an_epoch_without_numbers_is_not_a_version(text: str) -> None:
+    with pytest.raises(InvalidArgs):
+        Version(text)

@@ -79,6 +79,35 @@ def test_an_exact_name_ranks_its_page_first_and_names_it(
     assert "also_matched" not in answer
 
 
+@pytest.mark.parametrize(
+    ("query", "symbol"),
+    [
+        ("show_facets", "django.contrib.admin.ModelAdmin.show_facets"),
+        ("ShowFacets", "django.contrib.admin.ShowFacets"),
+        ("ModelAdmin.show_facets", "django.contrib.admin.ModelAdmin.show_facets"),
+    ],
+)
+def test_the_hit_names_the_symbol_written_as_typed(query: str, symbol: str) -> None:
+    """Two names of one page alike in their words (`show_facets`, `ShowFacets`): the one whose
+    last part is written as typed is named, not the shorter one (Django 5.2's admin page)."""
+    names = [
+        "django.contrib.admin.ModelAdmin.list_filter",
+        "django.contrib.admin.ModelAdmin.show_facets",
+        "django.contrib.admin.ShowFacets",
+        "django.contrib.admin.ShowFacets.ALWAYS",
+    ]
+    admin = {
+        "url": "https://docs.djangoproject.com/en/5.2/ref/contrib/admin/",
+        "title": "The Django admin site",
+        "symbols": [{"name": n, "kind": "attribute", "anchor": n} for n in names],
+    }
+    other = {"url": "https://docs.djangoproject.com/en/5.2/ref/forms/", "title": "Forms"}
+    data = {"pinax_manifest": 1, "name": "django", "url": "https://docs.djangoproject.com"}
+    tools = Tools(Library([from_dict({**data, "pages": [admin, other]})]))
+    top = tools.search_pages(query)["results"][0]
+    assert top["symbol"] == symbol
+
+
 def test_a_shared_name_ranks_its_pages_together_and_is_never_high(tools: Tools) -> None:
     rows = tools.search_pages("dumps", limit=3)["results"]
     assert {r["symbol"] for r in rows[:2]} == {"json.dumps", "pickle.dumps"}

@@ -114,7 +114,10 @@ def test_a_project_on_a_version_not_loaded_gets_none_of_another(manifests, tmp_p
 
 def test_twenty_questions_and_refusals(tools) -> None:
     passed = sum(answered(tools, *question) for question in QUESTIONS)
-    assert passed >= 17  # measured 17/20 (bench/quality/versions.py); the misses are ranking
+    # Measured 18/20 (bench/quality/versions.py, with content); built without content here:
+    # 18/20 too. The misses are ranking: a symbol's or a text's dotted name is never indexed
+    # by its segments whole (`URLField` of `django.forms.URLField.assume_scheme`).
+    assert passed >= 18
     refused, asked = refusals(tools)
     assert (refused, asked) == (len(NOT_LOADED) * 6, len(NOT_LOADED) * 6)
 

@@ -5,11 +5,14 @@
 Each DIR is a checkout of a documentation repository (or the folder holding its generator's
 config). Per folder it prints: the generator found, the pages, how many URLs follow that
 generator's URL rules (an independent check of shape: no source suffix, no source folder,
-the generator's ending), how many of the navigation's entries (MkDocs `nav:`, the VitePress
-sidebar, mdBook's SUMMARY.md) name a page found, and how many of those pages carry the
-navigation's title, and, with `--sitemap DIR=FILE` (the site's published
-sitemap.xml of the same commit), how many of the pages' URLs the sitemap lists and how many
-sitemap URLs are missing. Nothing is fetched: configs and pages are read from disk.
+the generator's ending), how many of the navigation's entries that title their pages
+(MkDocs `nav:`, mdBook's SUMMARY.md) name a page found, and how many of those pages carry the
+navigation's title; how many sidebar labels (VitePress and Starlight sidebars, read from the
+config: labels only, the pages keep their own titles) name a page found, and how many pages
+are titled by their file name only (no front matter title, no H1, no label); and, with
+`--sitemap DIR=FILE` (the site's published sitemap.xml of the same commit), how many of the
+pages' URLs the sitemap lists and how many sitemap URLs are missing. Nothing is fetched: configs
+and pages are read from disk.
 """
 
 from __future__ import annotations
@@ -37,6 +40,15 @@ ENDINGS = {
 }
 SOURCE_SUFFIX = re.compile(r"\.(md|mdx|markdown|rst|txt|mdoc)$", re.I)
 PLACEHOLDER = "https://site.invalid/"
+
+
+def file_title(path: str) -> str:
+    """The title a page without one of its own gets from its file (or folder) name."""
+    parts = path.split("/")
+    stem = parts[-1].rpartition(".")[0] or parts[-1]
+    if stem.lower() in ("index", "_index", "readme") and len(parts) > 1:
+        stem = parts[-2]
+    return re.sub(r"[-_]+", " ", stem).strip() or stem
 
 
 def sitemap_urls(path: Path) -> set[str]:
@@ -72,6 +84,9 @@ def measure(folder: Path, sitemap: Path | None) -> dict[str, object]:
     by_path = {built.files[page.url]: page for page in built.manifest.pages}
     nav_found = [(path, title) for path, title in nav.items() if path in by_path]
     nav_kept = sum(1 for path, title in nav_found if by_path[path].title == title)
+    labels = site.nav_labels if site is not None else {}
+    labels_found = sum(1 for path in labels if path in by_path)
+    untitled = sum(1 for path, page in by_path.items() if page.title == file_title(path))
     row: dict[str, object] = {
         "folder": str(folder),
         "generator": source.layout,
@@ -81,6 +96,8 @@ def measure(folder: Path, sitemap: Path | None) -> dict[str, object]:
         "urls_shaped": f"{len(shaped)}/{len(relative)}",
         "nav_pages": f"{len(nav_found)}/{len(nav)}" if nav else "n/a",
         "nav_titles": f"{nav_kept}/{len(nav_found)}" if nav else "n/a",
+        "nav_labels": f"{labels_found}/{len(labels)}" if labels else "n/a",
+        "file_titles": untitled,
         "warnings": len(reporter.warnings),
         "seconds": round(seconds, 2),
     }
@@ -104,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.sitemap:
         folder, _, file = item.partition("=")
         sitemaps[Path(folder).resolve()] = Path(file)
-    keys = ["generator", "name", "pages", "urls_shaped", "nav_pages", "nav_titles", "in_sitemap"]
+    keys = ["generator", "name", "pages", "urls_shaped", "nav_pages", "nav_titles", "nav_labels"]
+    keys += ["file_titles", "in_sitemap"]
     keys += ["sitemap_missing", "warnings", "seconds", "site", "folder"]
     print("\t".join(keys))
     for folder in args.folders:

@@ -73,6 +73,7 @@ class Parsed:
     outline: tuple[Heading, ...]
     meta: dict[str, str]
     symbols: tuple[Symbol, ...] = ()
+    untitled: bool = False  # the title is the file's name: the page names none itself
 
 
 @dataclass
@@ -328,6 +329,8 @@ class FolderSource:
             title = parsed.title
             if self.site is not None:
                 title = self.site.nav_titles.get(self.prefix + path) or title
+                if parsed.untitled and title == parsed.title:  # a sidebar label, at least
+                    title = self.site.nav_label(self.prefix + path, parsed.meta) or title
             folder = path.rpartition("/")[0]
             page = Page(
                 url=url,
@@ -372,14 +375,15 @@ def parse_source(
     heading's anchor is its `{#id}`, else the id `slug_rule`'s generator gives it
     (generators/slugs.py); a reST heading's, the one Sphinx gives it."""
     suffix = os.path.splitext(path)[1].lower()
-    fallback = _file_title(path)
+    fallback = file_title(path)
     if suffix in HTML:
         from pinax.pages import decode_html, extract_page
 
         from .outlines import outline_of
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
-        return Parsed(extracted.title or fallback, None, outline_of(extracted.headings), {})
+        title = extracted.title or fallback
+        return Parsed(title, None, outline_of(extracted.headings), {}, untitled=title == fallback)
     page = _source(path, body, root)
     meta = page.meta
     if page.headings is None:
@@ -389,7 +393,9 @@ def parse_source(
 
         first, outline = page.title, outline_of(page.headings)
     title = meta.get("title") or first or fallback
-    return Parsed(title[:500], meta.get("description"), outline, meta, _symbols(page.symbols))
+    untitled = not (meta.get("title") or first)
+    symbols = _symbols(page.symbols)
+    return Parsed(title[:500], meta.get("description"), outline, meta, symbols, untitled)
 
 
 def _source(path: str, body: bytes, root: Path | None) -> SourcePage:
@@ -440,7 +446,7 @@ def _site_of(folder: Path, layout: str | None) -> generators.Site | None:
         raise InvalidArgs(str(exc)) from None
 
 
-def _file_title(path: str) -> str:
+def file_title(path: str) -> str:
     """A title from the file name: `getting-started.md` -> `getting started`; an index page
     takes its folder's name."""
     parts = path.split("/")

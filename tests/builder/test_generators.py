@@ -227,7 +227,79 @@ def test_starlight_mdbook_and_mintlify() -> None:
         "mintlify-mintlify-docs", site_url="https://mintlify.com/docs/", exclude=NO_PROVENANCE
     )
     assert source.layout == "mintlify"
-    assert set(mint) == {"", "quickstart", "ai-native", "cli", "cli/install", "migration"}
+    assert set(mint) == {"", "quickstart", "ai-native", "cli", "cli/install", "editor", "migration"}
+
+
+# Sidebar labels: the page keeps its own title (what its <title> and H1 say); the label the
+# sidebar shows names a page only when the page names itself nowhere.
+
+
+def test_mintlify_sidebar_titles_are_labels_and_the_page_keeps_its_title() -> None:
+    _, mint = build("mintlify-mintlify-docs", site_url="https://x.dev/", exclude=NO_PROVENANCE)
+    assert mint["editor"] == "Editor overview"  # sidebarTitle: "Overview"
+    source, mem0 = build("mintlify-mem0", "docs", site_url="https://docs.mem0.ai/")
+    assert mem0 == {  # README.md: one of the files Mintlify never publishes
+        "introduction": "Build AI apps that remember",
+        "vibecoding": "Vibecoding with Mem0",  # sidebarTitle: "Vibecoding"
+        "open-source/setup": "Self-Hosted Setup",  # sidebarTitle: "Self-Hosted Server"
+    }
+    assert source.site is not None
+    assert source.site.nav_label("vibecoding.mdx", {"sidebartitle": "Vibecoding"}) == "Vibecoding"
+
+
+def test_starlight_legacy_collections_skip_underscore_files_and_read_sidebar_labels() -> None:
+    source, tauri = build("starlight-tauri-docs", site_url="https://v2.tauri.app/")
+    assert tauri == {  # not 404.md, reference/_cli.mdx, _fragments/cta.mdx nor _it/...
+        "": "Tauri 2.0",
+        "start/": "What is Tauri?",
+        "start/create-project/": "Create a Project",
+    }
+    assert source.site is not None and source.site.nav_labels == {
+        "start/index.mdx": "What is Tauri?",
+        "start/create-project.mdx": "Create a Project",
+    }
+
+
+def test_starlight_content_layer_keeps_underscore_folders(tmp_path: Path) -> None:
+    """Astro 5's `docsLoader` globs `**/[^_]*.md`: a `_` file is skipped, a `_` folder not."""
+    files = {
+        "astro.config.mjs": "export default { integrations: [starlight({ title: 'T' })] }\n",
+        "src/content.config.ts": "export const collections = { docs: defineCollection("
+        "{ loader: docsLoader(), schema: docsSchema() }) }\n",
+        "src/content/docs/a.md": "---\ntitle: A\n---\n",
+        "src/content/docs/_b.md": "---\ntitle: B\n---\n",
+        "src/content/docs/_c/d.md": "---\ntitle: D\n---\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = FolderSource(tmp_path, BuildOptions(site_url="https://t.dev/")).build(Reporter())
+    assert sorted(p.url for p in manifest.manifest.pages) == [
+        "https://t.dev/_c/d/",
+        "https://t.dev/a/",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("generator", "files", "title"),
+    [
+        ("docusaurus", {"docusaurus.config.js": "export default {}\n"}, "sidebar_label"),
+        ("mintlify", {"docs.json": '{"navigation": []}'}, "sidebarTitle"),
+        ("starlight", {"astro.config.mjs": "export default {}\n"}, "sidebar:\n  label"),
+    ],
+)
+def test_a_page_without_a_title_is_called_by_its_sidebar_label(
+    tmp_path: Path, generator: str, files: dict[str, str], title: str
+) -> None:
+    folder = {"docusaurus": "docs/", "mintlify": "", "starlight": "src/content/docs/"}[generator]
+    files = {**files, f"{folder}page-one.md": f"---\n{title}: Short label\n---\nText.\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://t.dev/"))
+    pages = source.build(Reporter()).manifest.pages
+    assert source.layout == generator
+    assert [p.title for p in pages] == ["Short label"]  # not "page one", the file's name
 
 
 # Anchors

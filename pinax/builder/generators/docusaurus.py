@@ -81,7 +81,9 @@ def _docs_options(data: dict[str, Any]) -> dict[str, Any]:
 def _site(place: Path, config: Path) -> DocusaurusSite:
     module = read_config(config)
     data = module.export if isinstance(module.export, dict) else {}
-    site = DocusaurusSite("docusaurus", config, place / "docs", excluded=_EXCLUDED)
+    site = DocusaurusSite(
+        "docusaurus", config, place / "docs", excluded=_EXCLUDED, label_keys=("sidebar_label",)
+    )
     site.route = "docs"
     site.trailing_slash = data.get("trailingSlash") is True
     if module.export is UNKNOWN:

@@ -11,12 +11,12 @@ front matter `slug` renames, `url` replaces the path (layouts.py's hugo layout).
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .. import layouts
+from .frontmatter import front_matter, load_toml
 from .mkdocs import load_yaml
 from .site import Site, manifest_name, read_head, read_text, site_base, text_of
 
@@ -52,10 +52,7 @@ def _in_bundle(folder: str, bundles: frozenset[str]) -> bool:
 def _load(config: Path) -> Any:
     text = read_text(config) or ""
     if config.suffix == ".toml":
-        try:
-            return tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, RecursionError):
-            return None
+        return load_toml(text)
     if config.suffix == ".json":
         try:
             return json.loads(text)
@@ -115,7 +112,7 @@ def _headless(source: Path, limit: int = 20_000) -> list[str]:
             break
         if index.name not in ("_index.md", "index.md") or index.parent == source:
             continue
-        meta = _front_matter(read_head(index))
+        meta = front_matter(read_head(index))
         cascade = meta.get("cascade")
         rules = [meta, *(cascade if isinstance(cascade, list) else [cascade])]
         for rule in rules:
@@ -125,23 +122,6 @@ def _headless(source: Path, limit: int = 20_000) -> list[str]:
                 found.append(index.parent.relative_to(source).as_posix())
                 break
     return found
-
-
-def _front_matter(text: str) -> dict[str, Any]:
-    """A page's YAML (`---`) or TOML (`+++`) front matter, as data."""
-    for fence, load in (("---", load_yaml), ("+++", _toml)):
-        if text.startswith(fence + "\n"):
-            end = text.find("\n" + fence, len(fence))
-            data = load(text[len(fence) + 1 : end]) if end > 0 else None
-            return data if isinstance(data, dict) else {}
-    return {}
-
-
-def _toml(text: str) -> Any:
-    try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return None
 
 
 def _leaf_bundles(source: Path, limit: int = 200_000) -> set[str]:

@@ -4,8 +4,9 @@ Pages are the Markdown files under `srcDir` (default: the folder holding `.vitep
 never `.vitepress/`, `public/`, `node_modules/`, `srcExclude`, dynamic routes
 (`[id].md`, generated from a paths loader) or other files. `guide/x.md` is served at
 `guide/x.html`, or `guide/x` with `cleanUrls`; `guide/index.md` at `guide/`; a `rewrites`
-entry moves a page (`'en/:rest*': ':rest*'` parameters too). Titles: the sidebar's `text`
-for its `link`.
+entry moves a page (`'en/:rest*': ':rest*'` parameters too). The sidebar's `text` for its
+`link` is a sidebar label (site.py's `nav_label`): VitePress titles a page by its front
+matter `title` or H1, shown in its <title>.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def _site(root: Path, config: Path) -> VitePressSite:
     for theme in themes:
         sidebar = theme.get("sidebar") if isinstance(theme, dict) else None
         for path, title in _sidebar_titles(sidebar, site.source):
-            site.nav_titles.setdefault(path, title)
+            site.nav_labels.setdefault(path, title)
     return site
 
 

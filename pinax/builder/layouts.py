@@ -81,9 +81,11 @@ def _docusaurus(folder: str, stem: str, meta: Mapping[str, str]) -> str:
 
 
 def _hugo(folder: str, stem: str, meta: Mapping[str, str]) -> str:
-    url = meta.get("url", "").strip()
-    if url.startswith("/"):
-        return url.strip("/") + "/" if url.strip("/") else ""
+    url = meta.get("url", "").strip().strip("/")  # with or without its leading `/`
+    if url:  # `x.html` keeps its extension; else a folder
+        return url if url.lower().endswith((".html", ".htm", ".xml")) else url + "/"
+    if meta.get("url", "").strip() == "/":
+        return ""
     parts = [part.lower() for part in folder.split("/") if part]
     if stem.lower() in ("_index", "index"):
         return "".join(part + "/" for part in parts)

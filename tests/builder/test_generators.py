@@ -409,3 +409,49 @@ def test_urls_are_the_ones_the_real_generator_published(tmp_path: Path, generato
     found = {str(source.root / path): url.rstrip("/") for url, path in built.files.items()}
     wanted = {str(tmp_path / path): url for path, url in expected.items()}
     assert len(wanted) >= 8 and found == wanted
+
+
+# Hugo URL settings
+
+
+def test_hugo_permalinks_ugly_urls_and_front_matter_url(tmp_path: Path) -> None:
+    """The settings as Hugo's own docs show them (gohugoio/hugoDocs at the fixture's commit,
+    content/en/configuration/permalinks.md and ugly-urls.md, content-management/urls.md)."""
+    files = {
+        "hugo.toml": "baseURL = 'https://example.org/'\n"
+        "[permalinks.page]\narticles = '/blog/:year/:month/:slug/'\n"
+        "[permalinks.section]\narticles = '/blog/'\n"
+        "[permalinks]\nposts = '/:year/:title/'\n"
+        "notes = '/:06/:1/:2/:title/'\n"  # a Go time layout: not read, one warning
+        "[uglyURLs]\nbooks = true\nfilms = false\n",
+        "content/_index.md": "---\ntitle: Home\n---\n",
+        "content/articles/_index.md": "---\ntitle: Articles\n---\n",
+        "content/articles/first.md": "---\ntitle: First\ndate: 2024-03-05\nslug: one\n---\n",
+        "content/articles/second.md": "---\ntitle: Second Article\ndate: 2023-11-30\n---\n",
+        "content/posts/hello.md": "---\ntitle: Hello World\ndate: 2022-01-02T10:00:00Z\n---\n",
+        "content/books/dune.md": "---\ntitle: Dune\n---\n",
+        "content/films/alien.md": "---\ntitle: Alien\n---\n",
+        "content/notes/n.md": "---\ntitle: N\ndate: 2021-01-01\n---\n",
+        "content/posts/post-1.md": "+++\ntitle = 'My First Article'\n"
+        "url = 'articles/my-first-article.html'\n+++\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    source = FolderSource(tmp_path, BuildOptions())
+    reporter = Reporter()
+    manifest = source.build(reporter).manifest
+    urls = {p.title: p.url.removeprefix("https://example.org/") for p in manifest.pages}
+    assert urls == {
+        "Home": "",
+        "Articles": "blog/",
+        "First": "blog/2024/03/one/",
+        "Second Article": "blog/2023/11/second-article/",
+        "Hello World": "2022/hello-world/",
+        "Dune": "books/dune.html",
+        "Alien": "films/alien/",
+        "N": "notes/n/",
+        "My First Article": "articles/my-first-article.html",
+    }
+    assert source.site is not None
+    assert any("permalinks.notes" in w and ":06" in w for w in source.site.warnings)

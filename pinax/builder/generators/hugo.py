@@ -5,7 +5,8 @@ Read: `baseURL` (the site), `title`, `contentDir` (default `content`), and a lan
 own `contentDir`. Pages are the Markdown files under the content folder; `_index.md` and a
 leaf bundle's `index.md` are served at their folder, and the other Markdown files inside a
 leaf bundle are its resources, not pages. Paths are lower-cased (Hugo's default);
-front matter `slug` renames, `url` replaces the path (layouts.py's hugo layout).
+front matter `slug` renames, `url` replaces the path (layouts.py's hugo layout);
+`permalinks` patterns and `uglyURLs` as hugo_urls.py reads them.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ from typing import Any
 
 from .. import layouts
 from .frontmatter import front_matter, load_toml
+from .hugo_urls import HugoUrls, read_urls
 from .mkdocs import load_yaml
-from .site import Site, manifest_name, read_head, read_text, site_base, text_of
+from .site import Site, manifest_name, quoted, read_head, read_text, site_base, text_of
 
 CONFIG_NAMES = (
     "hugo.toml",
@@ -33,6 +35,7 @@ CONFIG_NAMES = (
 
 class HugoSite(Site):
     bundles: frozenset[str] = frozenset()
+    urls: HugoUrls = HugoUrls()
 
     def is_page(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
@@ -41,7 +44,11 @@ class HugoSite(Site):
         return super().is_page(path)
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
-        return layouts.page_path(path, "hugo", meta)
+        if not meta.get("url", "").strip():  # front matter `url` wins over any pattern
+            found = self.urls.permalink(path, meta)
+            if found is not None:
+                return quoted(found)
+        return self.urls.uglified(path, layouts.page_path(path, "hugo", meta))
 
 
 def _in_bundle(folder: str, bundles: frozenset[str]) -> bool:
@@ -98,6 +105,8 @@ def _site(place: Path, config: Path) -> HugoSite:
     site.title = text_of(data.get("title"))
     site.name = manifest_name(site.title) if site.title else None
     site.site_url = site_base(text_of(data.get("baseURL") or data.get("baseurl")))
+    site.urls = read_urls(data)
+    site.warnings.extend(f"{config}: {warning}" for warning in site.urls.warnings)
     site.bundles = frozenset(_leaf_bundles(site.source))
     site.excluded = tuple(f"{folder}/**" for folder in _headless(site.source))
     return site

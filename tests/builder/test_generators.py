@@ -65,6 +65,14 @@ def test_vitepress_vue_docs_pages_are_the_markdown_under_src_dir() -> None:
     assert pages["guide/essentials/template-syntax.html"] == "Template Syntax"
     assert not any(part in url for url in pages for part in ("src/", ".md", "README", "step-1"))
     assert not {"template", "description", "README"} & set(pages.values())
+    # `[partnerId].md` with its `[partnerId].paths.ts`: code makes those pages; one warning
+    reporter = Reporter()
+    FolderSource(FIXTURES / "vitepress-vuejs-docs", BuildOptions()).build(reporter)
+    assert source.site is not None
+    assert [w for w in reporter.warnings if "dynamic route" in w] == [
+        f"{source.site.config}: skipped 1 dynamic route(s), whose pages a paths loader makes "
+        "by running code (never run here): partners/[partnerId].md"
+    ]
 
 
 def test_vitepress_clean_urls_and_src_exclude() -> None:

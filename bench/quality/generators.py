@@ -1,6 +1,6 @@
 """How faithfully docs folders are read as their generators publish them.
 
-    python -m bench.quality.generators DIR [DIR...] [--sitemap DIR=FILE ...]
+    python -m bench.quality.generators DIR [DIR...] [--sitemap DIR=FILE ...] [--layout NAME]
 
 Each DIR is a checkout of a documentation repository (or the folder holding its generator's
 config). Per folder it prints: the generator found, the pages, how many URLs follow that
@@ -31,6 +31,7 @@ ENDINGS = {
     "vitepress": re.compile(r"(^|/|\.html|(^|/)[^./]+)$"),
     "mkdocs": re.compile(r"(^|/|\.html)$"),
     "sphinx": re.compile(r"\.html$"),
+    "sphinx-dirhtml": re.compile(r"(^|/)$"),
     "mdbook": re.compile(r"\.html$"),
     "docusaurus": re.compile(r"(^|/[^.]*|^[^.]+)$"),
     "mintlify": re.compile(r"(^|^[^.]+)$"),
@@ -55,20 +56,23 @@ def sitemap_urls(path: Path) -> set[str]:
     return set(re.findall(r"<loc>\s*([^<\s]+)\s*</loc>", path.read_text(errors="replace")))
 
 
-def measure(folder: Path, sitemap: Path | None) -> dict[str, object]:
+def measure(folder: Path, sitemap: Path | None, layout: str | None = None) -> dict[str, object]:
     started = time.perf_counter()
     reporter = ConsoleReporter(quiet=True)  # warnings on stderr, and counted
-    source = FolderSource(folder, BuildOptions())
+    source = FolderSource(folder, BuildOptions(layout=layout))
     built = source.build(reporter)
     seconds = time.perf_counter() - started
     manifest = built.manifest
     published = manifest.url.startswith("http")
     if not published:  # the URL rules still apply under whatever site it is published on
-        source = FolderSource(folder, BuildOptions(site_url=PLACEHOLDER))
+        source = FolderSource(folder, BuildOptions(site_url=PLACEHOLDER, layout=layout))
         built = source.build(ConsoleReporter(quiet=True))
     base = built.manifest.url
     relative = [page.url.removeprefix(base) for page in built.manifest.pages]
-    rule = ENDINGS.get(source.layout, ENDINGS["plain"])
+    layout = source.layout
+    if layout == "sphinx" and getattr(source.site, "directory_urls", False):
+        layout = "sphinx-dirhtml"
+    rule = ENDINGS.get(layout, ENDINGS["plain"])
     # The folder the pages are read from, as the repository names it: never in a URL.
     given = folder.resolve()
     inner = source.root.relative_to(given).as_posix() + "/" if source.root != given else None
@@ -116,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folders", nargs="+", type=Path)
     parser.add_argument("--sitemap", action="append", default=[], metavar="DIR=FILE")
+    parser.add_argument("--layout", help="the generator (e.g. sphinx-dirhtml), for every DIR")
     args = parser.parse_args(argv)
     sitemaps = {}
     for item in args.sitemap:
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\t".join(keys))
     for folder in args.folders:
         try:
-            row = measure(folder, sitemaps.get(folder.resolve()))
+            row = measure(folder, sitemaps.get(folder.resolve()), args.layout)
         except Exception as exc:  # a bench reports a folder it cannot read, and goes on
             print(f"{folder}: {type(exc).__name__}: {exc}", file=sys.stderr)
             continue

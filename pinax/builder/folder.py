@@ -99,8 +99,10 @@ class FolderSource:
         self.root = self.root.resolve()
         self.given = self.root  # the folder as given (its config may move `root`)
         layout = self.options.layout
-        if layout is not None and layout not in layouts.LAYOUTS + generators.GENERATORS:
+        named = layouts.LAYOUTS + generators.GENERATORS + tuple(generators.VARIANTS)
+        if layout is not None and layout not in named:
             known = ", ".join(dict.fromkeys(generators.GENERATORS + layouts.LAYOUTS))
+            known += ", " + ", ".join(generators.VARIANTS)
             raise InvalidArgs(f"--layout {layout!r} is not one of {known}")
         # The generator's own config, when the folder has one (`--layout plain`: none).
         self.site = None if layout in ("plain",) else _site_of(self.root, layout)
@@ -112,7 +114,9 @@ class FolderSource:
             if self.site is not None
             else layout or (layouts.detect(self.root) if self.options.site_url else "plain")
         )
-        self.text_is_rst = self.layout == "sphinx" or (self.root / "conf.py").is_file()
+        self.text_is_rst = (
+            self.layout in ("sphinx", "sphinx-dirhtml") or (self.root / "conf.py").is_file()
+        )
         self.slug_rule = self.site.slug_rule if self.site is not None else "github"
         self.failed: dict[str, str] = {}  # path -> why it could not be parsed
         self._told: set[str] = set()  # failed paths already warned about
@@ -441,7 +445,8 @@ def source_sections(
 def _site_of(folder: Path, layout: str | None) -> generators.Site | None:
     """The folder's generator config, read (`layout`: only that generator's)."""
     try:
-        return generators.detect(folder, layout if layout in generators.GENERATORS else None)
+        known = generators.GENERATORS + tuple(generators.VARIANTS)
+        return generators.detect(folder, layout if layout in known else None)
     except ValueError as exc:
         raise InvalidArgs(str(exc)) from None
 

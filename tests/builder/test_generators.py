@@ -463,3 +463,38 @@ def test_hugo_permalinks_ugly_urls_and_front_matter_url(tmp_path: Path) -> None:
     }
     assert source.site is not None
     assert any("permalinks.notes" in w and ":06" in w for w in source.site.warnings)
+
+
+# Sphinx's builder
+
+
+def test_sphinx_dirhtml_urls_are_the_ones_django_publishes(tmp_path: Path) -> None:
+    """`sphinx-build -b dirhtml` is a command-line choice that `conf.py` never states:
+    `--layout sphinx-dirhtml` says it. Django 5.2's docs (shared corpora) then give the URLs
+    docs.djangoproject.com publishes (its published dev manifest: the same paths)."""
+    import json
+
+    from tests.builder.test_rest_symbols import DJANGO_SUBSET, django_docs
+
+    docs = django_docs(tmp_path, (*DJANGO_SUBSET, "index.txt", "contents.txt"))
+    site = "https://docs.djangoproject.com/en/dev/"
+    manifest = shared_path("corpora", "manifests", "django.json")
+    published = {page["url"] for page in json.loads(manifest.read_text())["pages"]}
+    for layout, expected in (("sphinx", set()), ("sphinx-dirhtml", None)):
+        source = FolderSource(docs, BuildOptions(site_url=site, layout=layout))
+        urls = {page.url for page in source.build(Reporter()).manifest.pages}
+        assert len(urls) == 11 and source.layout == "sphinx"
+        if expected is None:  # every page at the URL the site serves it at
+            assert urls <= published and f"{site}ref/settings/" in urls and site in urls
+        else:  # the html builder's `ref/settings.html`: none of them
+            assert urls & published == expected
+
+
+def test_sphinx_html_file_suffix_and_read_the_docs_builder(tmp_path: Path) -> None:
+    (tmp_path / "conf.py").write_text("project = 'P'\nhtml_file_suffix = '.htm'\n")
+    (tmp_path / "guide.rst").write_text("Guide\n=====\n")
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://p.dev/"))
+    assert [p.url for p in source.build(Reporter()).manifest.pages] == ["https://p.dev/guide.htm"]
+    (tmp_path / ".readthedocs.yaml").write_text("version: 2\nsphinx:\n  builder: dirhtml\n")
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://p.dev/"))
+    assert [p.url for p in source.build(Reporter()).manifest.pages] == ["https://p.dev/guide/"]

@@ -204,7 +204,13 @@ def test_docusaurus_serves_the_newest_version_at_the_route() -> None:
         "docs/environment-setup": "Get Started with React Native",
         "docs/flexbox": "Layout with Flexbox",
         "docs/intro-react": "React Fundamentals",
+        "docs/native-platform": "Native Platform",  # its sidebar item's label: Introduction
     }
+    # The served version's sidebar, by doc id (front matter `id: native-platform` of
+    # native-platforms.md): a label, the page keeps its title
+    assert source.site is not None
+    meta = {"id": "native-platform"}
+    assert source.site.nav_label("native-platforms.md", meta) == "Introduction"
     _, prettier = build("docusaurus-prettier", "website", site_url="https://prettier.io/")
     assert set(prettier) == {"docs", "docs/cli", "docs/install", "docs/options", "docs/rationale"}
 

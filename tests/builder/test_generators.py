@@ -362,6 +362,35 @@ def test_the_generators_bench_reports_each_folder(capsys: pytest.CaptureFixture[
     assert [row["generator"] for row in table] == ["mkdocs", "vitepress"]
     assert table[0]["in_sitemap"] == "13/13" and table[0]["sitemap_missing"] == "0"
     assert table[1]["urls_shaped"] == "11/11" and table[1]["pages"] == "11"
+    hit, _, total = table[1]["links"].partition("/")
+    assert int(total) > 0 and int(hit) <= int(total)
+
+
+def test_the_generators_bench_checks_out_mirrored_repositories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--mirrors DIR`: the REPOS table's repositories DIR holds as bare git directories
+    (here the Vue docs excerpt, committed), checked out and measured; the others skipped."""
+    import shutil
+    import subprocess
+
+    from bench.quality.generators import main
+
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURES / "vitepress-vuejs-docs", work)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "-C", str(work), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(work), "commit", "-qm", "x"], check=True)
+    mirrors = tmp_path / "mirrors"
+    bare = mirrors / "vuejs+docs" / "repo"
+    subprocess.run([*git, "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    assert main(["--mirrors", str(mirrors)]) == 0
+    out = capsys.readouterr()
+    header, *rows = out.out.strip().split("\n")
+    table = [dict(zip(header.split("\t"), row.split("\t"), strict=True)) for row in rows]
+    assert [(row["generator"], row["pages"]) for row in table] == [("vitepress", "11")]
+    assert "vitejs/vite: not in" in out.err
 
 
 # Each site's config as its repository writes it (the parts that decide URLs), and where the

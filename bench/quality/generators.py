@@ -9,8 +9,7 @@ generator's URL rules (an independent check of shape: no source suffix, no sourc
 the generator's ending), how many of the navigation's entries that title their pages
 (MkDocs `nav:`, mdBook's SUMMARY.md) name a page found, and how many of those pages carry the
 navigation's title; how many sidebar labels (VitePress and Starlight sidebars, read from the
-config: labels only, the pages keep their own titles) name a page found, and how many pages
-are titled by their file name only (no front matter title, no H1, no label); how many of the
+config: labels only, the pages keep their own titles) name a page found; how many of the
 authors' site-absolute links (`](/guide/x)`) name a page found (`links`: an independent check
 of URLs; a link to a page made by code, a redirect or a non-docs route misses); and, with
 `--sitemap DIR=FILE` (the site's published sitemap.xml of the same commit), how many of the
@@ -88,15 +87,6 @@ SOURCE_SUFFIX = re.compile(r"\.(md|mdx|markdown|rst|txt|mdoc)$", re.I)
 PLACEHOLDER = "https://site.invalid/"
 
 
-def file_title(path: str) -> str:
-    """The title a page without one of its own gets from its file (or folder) name."""
-    parts = path.split("/")
-    stem = parts[-1].rpartition(".")[0] or parts[-1]
-    if stem.lower() in ("index", "_index", "readme") and len(parts) > 1:
-        stem = parts[-2]
-    return re.sub(r"[-_]+", " ", stem).strip() or stem
-
-
 def checkout(git_dir: Path, into: Path) -> None:
     """The text of a bare repository's HEAD written under `into` (files over MAX_BLOB and
     blobs the store lacks are left out, as a partial clone leaves them)."""
@@ -137,7 +127,7 @@ def links_resolved(source: FolderSource, built: object) -> tuple[int, int]:
     """(site-absolute Markdown links `](/x/y)` in the pages that name a page found, all of
     them, assets aside): an independent check of URLs, by the authors' own links."""
     pages = built.manifest.pages  # type: ignore[attr-defined]
-    paths = {urlsplit(page.url).path.rstrip("/").lower() for page in pages}
+    paths = {_plain(urlsplit(page.url).path) for page in pages}
     base = urlsplit(built.manifest.url).path.rstrip("/")  # type: ignore[attr-defined]
     hit = total = 0
     for page in pages:
@@ -149,9 +139,18 @@ def links_resolved(source: FolderSource, built: object) -> tuple[int, int]:
             if _ASSET.search(link):
                 continue
             total += 1
-            path = link.rstrip("/").lower()
-            hit += path in paths or (base + path) in paths
+            path = _plain(link)
+            hit += path in paths or _plain(base + link) in paths
     return hit, total
+
+
+def _plain(path: str) -> str:
+    """A URL path as links and pages may both write it: `/x/index.html`, `/x.md`, `/x/` and
+    `/X` are `/x` (VitePress and Mintlify links name a page without its `.html` or index)."""
+    path = path.lower().rstrip("/")
+    for suffix in (".html", ".md", ".mdx", "/index"):
+        path = path.removesuffix(suffix)
+    return path
 
 
 def sitemap_urls(path: Path) -> set[str]:
@@ -192,7 +191,6 @@ def measure(folder: Path, sitemap: Path | None, layout: str | None = None) -> di
     nav_kept = sum(1 for path, title in nav_found if by_path[path].title == title)
     labels = site.nav_labels if site is not None else {}
     labels_found = sum(1 for path in labels if path in by_path)
-    untitled = sum(1 for path, page in by_path.items() if page.title == file_title(path))
     hit, total = links_resolved(source, built)
     row: dict[str, object] = {
         "folder": str(folder),
@@ -204,7 +202,6 @@ def measure(folder: Path, sitemap: Path | None, layout: str | None = None) -> di
         "nav_pages": f"{len(nav_found)}/{len(nav)}" if nav else "n/a",
         "nav_titles": f"{nav_kept}/{len(nav_found)}" if nav else "n/a",
         "nav_labels": f"{labels_found}/{len(labels)}" if labels else "n/a",
-        "file_titles": untitled,
         "links": f"{hit}/{total}" if total else "n/a",
         "warnings": len(reporter.warnings),
         "seconds": round(seconds, 2),
@@ -237,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         folder, _, file = item.partition("=")
         sitemaps[Path(folder).resolve()] = Path(file)
     keys = ["generator", "name", "pages", "urls_shaped", "nav_pages", "nav_titles", "nav_labels"]
-    keys += ["file_titles", "links", "in_sitemap"]
+    keys += ["links", "in_sitemap"]
     keys += ["sitemap_missing", "warnings", "seconds", "site", "folder"]
     print("\t".join(keys))
     with tempfile.TemporaryDirectory(prefix="pinax-generators-") as scratch:

@@ -9,7 +9,9 @@ at `guide/intro/` (lower-cased slug, trailing slash), `index.md` at its folder; 
 matter `slug` replaces the path. Read as literals: `site` and Starlight's `title`; the
 `sidebar` items' `label` for their `link` or `slug`, and a page's front matter
 `sidebar: {label}`, are sidebar labels (site.py's `nav_label`): the page's title stays its
-front matter `title`.
+front matter `title`. A locale's pages are its own translated files: the fallback pages
+Starlight renders for untranslated ones (the default locale's text at `/<locale>/x/`) would
+only repeat pages already listed, and are left out.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ front matter `url`, as Hugo's "Configure permalinks" and "URL management" pages 
 A pattern is expanded from its tokens (`:year`, `:month`, `:monthname`, `:day`, `:section`,
 `:sections`, `:title`, `:slug`, `:filename`, `:slugorfilename`, `:contentbasename`,
 `:slugorcontentbasename`); a pattern with any other token (Go time layouts, `:sections[1:]`
-slices) is one warning and Hugo's default URL. Nothing is run.
+slices) is one warning and Hugo's default URL; so is the array form (`[[permalinks]]` with
+page matchers). Front matter `aliases` are redirects to a page, not pages. Nothing is run.
 """
 
 from __future__ import annotations

@@ -379,7 +379,7 @@ def parse_source(
     heading's anchor is its `{#id}`, else the id `slug_rule`'s generator gives it
     (generators/slugs.py); a reST heading's, the one Sphinx gives it."""
     suffix = os.path.splitext(path)[1].lower()
-    fallback = file_title(path)
+    fallback = _file_title(path)
     if suffix in HTML:
         from pinax.pages import decode_html, extract_page
 
@@ -451,7 +451,7 @@ def _site_of(folder: Path, layout: str | None) -> generators.Site | None:
         raise InvalidArgs(str(exc)) from None
 
 
-def file_title(path: str) -> str:
+def _file_title(path: str) -> str:
     """A title from the file name: `getting-started.md` -> `getting started`; an index page
     takes its folder's name."""
     parts = path.split("/")

@@ -533,3 +533,28 @@ def test_sphinx_html_file_suffix_and_read_the_docs_builder(tmp_path: Path) -> No
     (tmp_path / ".readthedocs.yaml").write_text("version: 2\nsphinx:\n  builder: dirhtml\n")
     source = FolderSource(tmp_path, BuildOptions(site_url="https://p.dev/"))
     assert [p.url for p in source.build(Reporter()).manifest.pages] == ["https://p.dev/guide/"]
+
+
+def test_docusaurus_sidebars_label_docs_by_id_categories_too(tmp_path: Path) -> None:
+    """`sidebars.js` items label docs by id (number prefixes dropped, front matter `id`
+    first); a category whose `link` opens a doc labels that doc."""
+    files = {
+        "docusaurus.config.js": "export default { title: 'T' }\n",
+        "sidebars.js": "export default { docs: [\n"
+        "  { type: 'doc', id: 'guides/intro', label: 'Start here' },\n"
+        "  { type: 'category', label: 'The API', link: { type: 'doc', id: 'api' },\n"
+        "    items: ['guides/other'] }] }\n",
+        "docs/01-guides/02-intro.md": "Text.\n",
+        "docs/reference.md": "---\nid: api\n---\nText.\n",
+        "docs/01-guides/other.md": "# Other page\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = FolderSource(tmp_path, BuildOptions(site_url="https://t.dev/")).build(Reporter())
+    titles = {p.url.removeprefix("https://t.dev/"): p.title for p in manifest.manifest.pages}
+    assert titles == {
+        "docs/guides/intro": "Start here",  # no title of its own: its label
+        "docs/api": "The API",
+        "docs/guides/other": "Other page",  # its own H1
+    }

@@ -126,10 +126,12 @@ def _sidebar_labels(place: Path, docs: dict[str, Any], versions: Any) -> dict[st
         item = stack.pop()
         if isinstance(item, dict):
             kind, doc, label = item.get("type"), text_of(item.get("id")), text_of(item.get("label"))
-            if kind in ("doc", "ref") and doc and label:
-                labels.setdefault(
-                    doc.split("/", 1)[1] if doc.startswith("version-") else doc, label
-                )
+            link = item.get("link")  # a category whose label opens a doc
+            if kind == "category" and isinstance(link, dict) and link.get("type") == "doc":
+                doc = text_of(link.get("id"))
+            if kind in ("doc", "ref", "category") and doc and label:
+                versioned = doc.startswith("version-")  # `version-0.60/x`: older sidebars
+                labels.setdefault(doc.split("/", 1)[1] if versioned else doc, label)
             stack.extend(v for v in item.values() if isinstance(v, (list, dict)))
         elif isinstance(item, list):
             stack.extend(item)

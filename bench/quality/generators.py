@@ -67,6 +67,8 @@ REPOS: tuple[tuple[str, str, str | None], ...] = (
     ("jestjs/jest", "website", None),
     ("prettier/prettier", "website", None),
     ("gohugoio/hugoDocs", "", None),
+    ("google/docsy", "docsy.dev", None),
+    ("alex-shpak/hugo-book", "exampleSite", None),
     ("withastro/starlight", "docs", None),
     ("biomejs/website", "", None),
     ("tauri-apps/tauri-docs", "", None),

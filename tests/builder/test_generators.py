@@ -558,3 +558,37 @@ def test_docusaurus_sidebars_label_docs_by_id_categories_too(tmp_path: Path) -> 
         "docs/api": "The API",
         "docs/guides/other": "Other page",  # its own H1
     }
+
+
+def test_hugo_doc_rooted_permalinks_and_path_case(tmp_path: Path) -> None:
+    """Docsy's own site's `doc-rooted` config (google/docsy
+    83c5cc14ee6a44190cacec20b8e1c15973df97fd, docsy.dev/config/doc-rooted/hugo.yaml,
+    Apache-2.0): `:sections[1:]` slices publish the docs
+    section at the site's root; and hugo-book's `disablePathToLower = true`
+    (alex-shpak/hugo-book 162c806e991b63d8a8bbfcd1c8d41ad650ebd07e, exampleSite/hugo.toml,
+    MIT) keeps a path's case."""
+    files = {
+        "hugo.yaml": "baseURL: https://www.docsy.dev/\n"
+        "permalinks:\n  page:\n    docs: /:sections[1:]/:slug/\n"
+        "  section:\n    docs: /:sections[1:]\n",
+        "content/docs/_index.md": "---\ntitle: Docs\n---\n",
+        "content/docs/get-started/_index.md": "---\ntitle: Get started\n---\n",
+        "content/docs/get-started/basic.md": "---\ntitle: Basic setup\nslug: basic\n---\n",
+        "content/docs/adding/bundle/index.md": "---\ntitle: A Bundle\n---\n",
+        "content/blog/Post.md": "---\ntitle: Post\n---\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = FolderSource(tmp_path, BuildOptions()).build(Reporter()).manifest
+    urls = {p.title: p.url.removeprefix("https://www.docsy.dev/") for p in manifest.pages}
+    assert urls == {
+        "Docs": "",
+        "Get started": "get-started/",
+        "Basic setup": "get-started/basic/",
+        "A Bundle": "adding/a-bundle/",  # a leaf bundle's folder is no section
+        "Post": "blog/post/",
+    }
+    (tmp_path / "hugo.yaml").write_text("baseURL: https://x.dev/\ndisablePathToLower: true\n")
+    manifest = FolderSource(tmp_path, BuildOptions()).build(Reporter()).manifest
+    assert "https://x.dev/blog/Post/" in {p.url for p in manifest.pages}

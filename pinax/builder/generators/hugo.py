@@ -48,7 +48,8 @@ class HugoSite(Site):
             found = self.urls.permalink(path, meta)
             if found is not None:
                 return quoted(found)
-        return self.urls.uglified(path, layouts.page_path(path, "hugo", meta))
+        url = layouts.page_path(path, "hugo", meta, lower=self.urls.lower)
+        return self.urls.uglified(path, url)
 
 
 def _in_bundle(folder: str, bundles: frozenset[str]) -> bool:

@@ -73,6 +73,7 @@ class Parsed:
     outline: tuple[Heading, ...]
     meta: dict[str, str]
     symbols: tuple[Symbol, ...] = ()
+    untitled: bool = False  # the title is the file's name: the page names none itself
 
 
 @dataclass
@@ -98,8 +99,10 @@ class FolderSource:
         self.root = self.root.resolve()
         self.given = self.root  # the folder as given (its config may move `root`)
         layout = self.options.layout
-        if layout is not None and layout not in layouts.LAYOUTS + generators.GENERATORS:
+        named = layouts.LAYOUTS + generators.GENERATORS + tuple(generators.VARIANTS)
+        if layout is not None and layout not in named:
             known = ", ".join(dict.fromkeys(generators.GENERATORS + layouts.LAYOUTS))
+            known += ", " + ", ".join(generators.VARIANTS)
             raise InvalidArgs(f"--layout {layout!r} is not one of {known}")
         # The generator's own config, when the folder has one (`--layout plain`: none).
         self.site = None if layout in ("plain",) else _site_of(self.root, layout)
@@ -111,7 +114,9 @@ class FolderSource:
             if self.site is not None
             else layout or (layouts.detect(self.root) if self.options.site_url else "plain")
         )
-        self.text_is_rst = self.layout == "sphinx" or (self.root / "conf.py").is_file()
+        self.text_is_rst = (
+            self.layout in ("sphinx", "sphinx-dirhtml") or (self.root / "conf.py").is_file()
+        )
         self.slug_rule = self.site.slug_rule if self.site is not None else "github"
         self.failed: dict[str, str] = {}  # path -> why it could not be parsed
         self._told: set[str] = set()  # failed paths already warned about
@@ -328,6 +333,8 @@ class FolderSource:
             title = parsed.title
             if self.site is not None:
                 title = self.site.nav_titles.get(self.prefix + path) or title
+                if parsed.untitled and title == parsed.title:  # a sidebar label, at least
+                    title = self.site.nav_label(self.prefix + path, parsed.meta) or title
             folder = path.rpartition("/")[0]
             page = Page(
                 url=url,
@@ -379,7 +386,8 @@ def parse_source(
         from .outlines import outline_of
 
         extracted = extract_page(decode_html(body, None), Path(path).name)
-        return Parsed(extracted.title or fallback, None, outline_of(extracted.headings), {})
+        title = extracted.title or fallback
+        return Parsed(title, None, outline_of(extracted.headings), {}, untitled=title == fallback)
     page = _source(path, body, root)
     meta = page.meta
     if page.headings is None:
@@ -389,7 +397,9 @@ def parse_source(
 
         first, outline = page.title, outline_of(page.headings)
     title = meta.get("title") or first or fallback
-    return Parsed(title[:500], meta.get("description"), outline, meta, _symbols(page.symbols))
+    untitled = not (meta.get("title") or first)
+    symbols = _symbols(page.symbols)
+    return Parsed(title[:500], meta.get("description"), outline, meta, symbols, untitled)
 
 
 def _source(path: str, body: bytes, root: Path | None) -> SourcePage:
@@ -435,7 +445,8 @@ def source_sections(
 def _site_of(folder: Path, layout: str | None) -> generators.Site | None:
     """The folder's generator config, read (`layout`: only that generator's)."""
     try:
-        return generators.detect(folder, layout if layout in generators.GENERATORS else None)
+        known = generators.GENERATORS + tuple(generators.VARIANTS)
+        return generators.detect(folder, layout if layout in known else None)
     except ValueError as exc:
         raise InvalidArgs(str(exc)) from None
 

@@ -49,8 +49,9 @@ def _listing(place: Path) -> list[Path]:
         return []
 
 
-def page_path(path: str, layout: str, meta: Mapping[str, str]) -> str:
-    """The page's URL path relative to the site, percent-encoded."""
+def page_path(path: str, layout: str, meta: Mapping[str, str], lower: bool = True) -> str:
+    """The page's URL path relative to the site, percent-encoded (`lower`: Hugo's paths
+    lower-cased, unless its config says `disablePathToLower`)."""
     folder, _, name = path.rpartition("/")
     stem, dot, suffix = name.rpartition(".")
     stem = stem if dot else name
@@ -61,7 +62,7 @@ def page_path(path: str, layout: str, meta: Mapping[str, str]) -> str:
     if layout == "docusaurus":
         return _quoted(_docusaurus(folder, stem, meta))
     if layout == "hugo":
-        return _quoted(_hugo(folder, stem, meta))
+        return _quoted(_hugo(folder, stem, meta, lower))
     if stem.lower() in _INDEX:  # mkdocs: directory URLs
         return _quoted(f"{folder}/" if folder else "")
     return _quoted(f"{folder}/{stem}/" if folder else f"{stem}/")
@@ -80,14 +81,17 @@ def _docusaurus(folder: str, stem: str, meta: Mapping[str, str]) -> str:
     return "/".join([*parts, name])
 
 
-def _hugo(folder: str, stem: str, meta: Mapping[str, str]) -> str:
-    url = meta.get("url", "").strip()
-    if url.startswith("/"):
-        return url.strip("/") + "/" if url.strip("/") else ""
-    parts = [part.lower() for part in folder.split("/") if part]
+def _hugo(folder: str, stem: str, meta: Mapping[str, str], lower: bool = True) -> str:
+    url = meta.get("url", "").strip().strip("/")  # with or without its leading `/`
+    if url:  # `x.html` keeps its extension; else a folder
+        return url if url.lower().endswith((".html", ".htm", ".xml")) else url + "/"
+    if meta.get("url", "").strip() == "/":
+        return ""
+    parts = [part.lower() if lower else part for part in folder.split("/") if part]
     if stem.lower() in ("_index", "index"):
         return "".join(part + "/" for part in parts)
-    name = (meta.get("slug", "").strip() or stem).lower()
+    name = meta.get("slug", "").strip() or stem
+    name = name.lower() if lower else name
     return "".join(part + "/" for part in [*parts, name])
 
 

@@ -100,7 +100,8 @@ LayoutOption = Annotated[
         metavar="GENERATOR",
         help="A docs folder's generator: vitepress, mkdocs, docusaurus, hugo, sphinx, "
         "starlight, mdbook, mintlify, or plain (the files as they are) [default: the one "
-        "whose config file the folder holds, else plain].",
+        "whose config file the folder holds, else plain]; sphinx-dirhtml: a Sphinx folder "
+        "published by the dirhtml builder (x.rst at x/, as Django's docs are).",
         show_default=False,
     ),
 ]

@@ -243,4 +243,6 @@ def test_a_config_split_over_files_is_read_through_its_relative_imports(tmp_path
     source = FolderSource(tmp_path, BuildOptions(site_url="https://s.dev/"))
     manifest = source.build(Reporter()).manifest
     assert manifest.name == "split"
-    assert [(p.url, p.title) for p in manifest.pages] == [("https://s.dev/guide", "The Guide")]
+    # the sidebar is read (through the imports) as a label: the page keeps its own H1
+    assert source.site is not None and source.site.nav_labels == {"guide.md": "The Guide"}
+    assert [(p.url, p.title) for p in manifest.pages] == [("https://s.dev/guide", "Guide page")]

@@ -65,6 +65,14 @@ def test_vitepress_vue_docs_pages_are_the_markdown_under_src_dir() -> None:
     assert pages["guide/essentials/template-syntax.html"] == "Template Syntax"
     assert not any(part in url for url in pages for part in ("src/", ".md", "README", "step-1"))
     assert not {"template", "description", "README"} & set(pages.values())
+    # `[partnerId].md` with its `[partnerId].paths.ts`: code makes those pages; one warning
+    reporter = Reporter()
+    FolderSource(FIXTURES / "vitepress-vuejs-docs", BuildOptions()).build(reporter)
+    assert source.site is not None
+    assert [w for w in reporter.warnings if "dynamic route" in w] == [
+        f"{source.site.config}: skipped 1 dynamic route(s), whose pages a paths loader makes "
+        "by running code (never run here): partners/[partnerId].md"
+    ]
 
 
 def test_vitepress_clean_urls_and_src_exclude() -> None:
@@ -196,7 +204,13 @@ def test_docusaurus_serves_the_newest_version_at_the_route() -> None:
         "docs/environment-setup": "Get Started with React Native",
         "docs/flexbox": "Layout with Flexbox",
         "docs/intro-react": "React Fundamentals",
+        "docs/native-platform": "Native Platform",  # its sidebar item's label: Introduction
     }
+    # The served version's sidebar, by doc id (front matter `id: native-platform` of
+    # native-platforms.md): a label, the page keeps its title
+    assert source.site is not None
+    meta = {"id": "native-platform"}
+    assert source.site.nav_label("native-platforms.md", meta) == "Introduction"
     _, prettier = build("docusaurus-prettier", "website", site_url="https://prettier.io/")
     assert set(prettier) == {"docs", "docs/cli", "docs/install", "docs/options", "docs/rationale"}
 
@@ -227,7 +241,79 @@ def test_starlight_mdbook_and_mintlify() -> None:
         "mintlify-mintlify-docs", site_url="https://mintlify.com/docs/", exclude=NO_PROVENANCE
     )
     assert source.layout == "mintlify"
-    assert set(mint) == {"", "quickstart", "ai-native", "cli", "cli/install", "migration"}
+    assert set(mint) == {"", "quickstart", "ai-native", "cli", "cli/install", "editor", "migration"}
+
+
+# Sidebar labels: the page keeps its own title (what its <title> and H1 say); the label the
+# sidebar shows names a page only when the page names itself nowhere.
+
+
+def test_mintlify_sidebar_titles_are_labels_and_the_page_keeps_its_title() -> None:
+    _, mint = build("mintlify-mintlify-docs", site_url="https://x.dev/", exclude=NO_PROVENANCE)
+    assert mint["editor"] == "Editor overview"  # sidebarTitle: "Overview"
+    source, mem0 = build("mintlify-mem0", "docs", site_url="https://docs.mem0.ai/")
+    assert mem0 == {  # README.md: one of the files Mintlify never publishes
+        "introduction": "Build AI apps that remember",
+        "vibecoding": "Vibecoding with Mem0",  # sidebarTitle: "Vibecoding"
+        "open-source/setup": "Self-Hosted Setup",  # sidebarTitle: "Self-Hosted Server"
+    }
+    assert source.site is not None
+    assert source.site.nav_label("vibecoding.mdx", {"sidebartitle": "Vibecoding"}) == "Vibecoding"
+
+
+def test_starlight_legacy_collections_skip_underscore_files_and_read_sidebar_labels() -> None:
+    source, tauri = build("starlight-tauri-docs", site_url="https://v2.tauri.app/")
+    assert tauri == {  # not 404.md, reference/_cli.mdx, _fragments/cta.mdx nor _it/...
+        "": "Tauri 2.0",
+        "start/": "What is Tauri?",
+        "start/create-project/": "Create a Project",
+    }
+    assert source.site is not None and source.site.nav_labels == {
+        "start/index.mdx": "What is Tauri?",
+        "start/create-project.mdx": "Create a Project",
+    }
+
+
+def test_starlight_content_layer_keeps_underscore_folders(tmp_path: Path) -> None:
+    """Astro 5's `docsLoader` globs `**/[^_]*.md`: a `_` file is skipped, a `_` folder not."""
+    files = {
+        "astro.config.mjs": "export default { integrations: [starlight({ title: 'T' })] }\n",
+        "src/content.config.ts": "export const collections = { docs: defineCollection("
+        "{ loader: docsLoader(), schema: docsSchema() }) }\n",
+        "src/content/docs/a.md": "---\ntitle: A\n---\n",
+        "src/content/docs/_b.md": "---\ntitle: B\n---\n",
+        "src/content/docs/_c/d.md": "---\ntitle: D\n---\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = FolderSource(tmp_path, BuildOptions(site_url="https://t.dev/")).build(Reporter())
+    assert sorted(p.url for p in manifest.manifest.pages) == [
+        "https://t.dev/_c/d/",
+        "https://t.dev/a/",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("generator", "files", "title"),
+    [
+        ("docusaurus", {"docusaurus.config.js": "export default {}\n"}, "sidebar_label"),
+        ("mintlify", {"docs.json": '{"navigation": []}'}, "sidebarTitle"),
+        ("starlight", {"astro.config.mjs": "export default {}\n"}, "sidebar:\n  label"),
+    ],
+)
+def test_a_page_without_a_title_is_called_by_its_sidebar_label(
+    tmp_path: Path, generator: str, files: dict[str, str], title: str
+) -> None:
+    folder = {"docusaurus": "docs/", "mintlify": "", "starlight": "src/content/docs/"}[generator]
+    files = {**files, f"{folder}page-one.md": f"---\n{title}: Short label\n---\nText.\n"}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://t.dev/"))
+    pages = source.build(Reporter()).manifest.pages
+    assert source.layout == generator
+    assert [p.title for p in pages] == ["Short label"]  # not "page one", the file's name
 
 
 # Anchors
@@ -276,6 +362,35 @@ def test_the_generators_bench_reports_each_folder(capsys: pytest.CaptureFixture[
     assert [row["generator"] for row in table] == ["mkdocs", "vitepress"]
     assert table[0]["in_sitemap"] == "13/13" and table[0]["sitemap_missing"] == "0"
     assert table[1]["urls_shaped"] == "11/11" and table[1]["pages"] == "11"
+    hit, _, total = table[1]["links"].partition("/")
+    assert int(total) > 0 and int(hit) <= int(total)
+
+
+def test_the_generators_bench_checks_out_mirrored_repositories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--mirrors DIR`: the REPOS table's repositories DIR holds as bare git directories
+    (here the Vue docs excerpt, committed), checked out and measured; the others skipped."""
+    import shutil
+    import subprocess
+
+    from bench.quality.generators import main
+
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURES / "vitepress-vuejs-docs", work)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    subprocess.run([*git, "init", "-q", str(work)], check=True)
+    subprocess.run([*git, "-C", str(work), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(work), "commit", "-qm", "x"], check=True)
+    mirrors = tmp_path / "mirrors"
+    bare = mirrors / "vuejs+docs" / "repo"
+    subprocess.run([*git, "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    assert main(["--mirrors", str(mirrors)]) == 0
+    out = capsys.readouterr()
+    header, *rows = out.out.strip().split("\n")
+    table = [dict(zip(header.split("\t"), row.split("\t"), strict=True)) for row in rows]
+    assert [(row["generator"], row["pages"]) for row in table] == [("vitepress", "11")]
+    assert "vitejs/vite: not in" in out.err
 
 
 # Each site's config as its repository writes it (the parts that decide URLs), and where the
@@ -337,3 +452,143 @@ def test_urls_are_the_ones_the_real_generator_published(tmp_path: Path, generato
     found = {str(source.root / path): url.rstrip("/") for url, path in built.files.items()}
     wanted = {str(tmp_path / path): url for path, url in expected.items()}
     assert len(wanted) >= 8 and found == wanted
+
+
+# Hugo URL settings
+
+
+def test_hugo_permalinks_ugly_urls_and_front_matter_url(tmp_path: Path) -> None:
+    """The settings as Hugo's own docs show them (gohugoio/hugoDocs at the fixture's commit,
+    content/en/configuration/permalinks.md and ugly-urls.md, content-management/urls.md)."""
+    files = {
+        "hugo.toml": "baseURL = 'https://example.org/'\n"
+        "[permalinks.page]\narticles = '/blog/:year/:month/:slug/'\n"
+        "[permalinks.section]\narticles = '/blog/'\n"
+        "[permalinks]\nposts = '/:year/:title/'\n"
+        "notes = '/:06/:1/:2/:title/'\n"  # a Go time layout: not read, one warning
+        "[uglyURLs]\nbooks = true\nfilms = false\n",
+        "content/_index.md": "---\ntitle: Home\n---\n",
+        "content/articles/_index.md": "---\ntitle: Articles\n---\n",
+        "content/articles/first.md": "---\ntitle: First\ndate: 2024-03-05\nslug: one\n---\n",
+        "content/articles/second.md": "---\ntitle: Second Article\ndate: 2023-11-30\n---\n",
+        "content/posts/hello.md": "---\ntitle: Hello World\ndate: 2022-01-02T10:00:00Z\n---\n",
+        "content/books/dune.md": "---\ntitle: Dune\n---\n",
+        "content/films/alien.md": "---\ntitle: Alien\n---\n",
+        "content/notes/n.md": "---\ntitle: N\ndate: 2021-01-01\n---\n",
+        "content/posts/post-1.md": "+++\ntitle = 'My First Article'\n"
+        "url = 'articles/my-first-article.html'\n+++\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    source = FolderSource(tmp_path, BuildOptions())
+    reporter = Reporter()
+    manifest = source.build(reporter).manifest
+    urls = {p.title: p.url.removeprefix("https://example.org/") for p in manifest.pages}
+    assert urls == {
+        "Home": "",
+        "Articles": "blog/",
+        "First": "blog/2024/03/one/",
+        "Second Article": "blog/2023/11/second-article/",
+        "Hello World": "2022/hello-world/",
+        "Dune": "books/dune.html",
+        "Alien": "films/alien/",
+        "N": "notes/n/",
+        "My First Article": "articles/my-first-article.html",
+    }
+    assert source.site is not None
+    assert any("permalinks.notes" in w and ":06" in w for w in source.site.warnings)
+
+
+# Sphinx's builder
+
+
+def test_sphinx_dirhtml_urls_are_the_ones_django_publishes(tmp_path: Path) -> None:
+    """`sphinx-build -b dirhtml` is a command-line choice that `conf.py` never states:
+    `--layout sphinx-dirhtml` says it. Django 5.2's docs (shared corpora) then give the URLs
+    docs.djangoproject.com publishes (its published dev manifest: the same paths)."""
+    import json
+
+    from tests.builder.test_rest_symbols import DJANGO_SUBSET, django_docs
+
+    docs = django_docs(tmp_path, (*DJANGO_SUBSET, "index.txt", "contents.txt"))
+    site = "https://docs.djangoproject.com/en/dev/"
+    manifest = shared_path("corpora", "manifests", "django.json")
+    published = {page["url"] for page in json.loads(manifest.read_text())["pages"]}
+    for layout, expected in (("sphinx", set()), ("sphinx-dirhtml", None)):
+        source = FolderSource(docs, BuildOptions(site_url=site, layout=layout))
+        urls = {page.url for page in source.build(Reporter()).manifest.pages}
+        assert len(urls) == 11 and source.layout == "sphinx"
+        if expected is None:  # every page at the URL the site serves it at
+            assert urls <= published and f"{site}ref/settings/" in urls and site in urls
+        else:  # the html builder's `ref/settings.html`: none of them
+            assert urls & published == expected
+
+
+def test_sphinx_html_file_suffix_and_read_the_docs_builder(tmp_path: Path) -> None:
+    (tmp_path / "conf.py").write_text("project = 'P'\nhtml_file_suffix = '.htm'\n")
+    (tmp_path / "guide.rst").write_text("Guide\n=====\n")
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://p.dev/"))
+    assert [p.url for p in source.build(Reporter()).manifest.pages] == ["https://p.dev/guide.htm"]
+    (tmp_path / ".readthedocs.yaml").write_text("version: 2\nsphinx:\n  builder: dirhtml\n")
+    source = FolderSource(tmp_path, BuildOptions(site_url="https://p.dev/"))
+    assert [p.url for p in source.build(Reporter()).manifest.pages] == ["https://p.dev/guide/"]
+
+
+def test_docusaurus_sidebars_label_docs_by_id_categories_too(tmp_path: Path) -> None:
+    """`sidebars.js` items label docs by id (number prefixes dropped, front matter `id`
+    first); a category whose `link` opens a doc labels that doc."""
+    files = {
+        "docusaurus.config.js": "export default { title: 'T' }\n",
+        "sidebars.js": "export default { docs: [\n"
+        "  { type: 'doc', id: 'guides/intro', label: 'Start here' },\n"
+        "  { type: 'category', label: 'The API', link: { type: 'doc', id: 'api' },\n"
+        "    items: ['guides/other'] }] }\n",
+        "docs/01-guides/02-intro.md": "Text.\n",
+        "docs/reference.md": "---\nid: api\n---\nText.\n",
+        "docs/01-guides/other.md": "# Other page\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = FolderSource(tmp_path, BuildOptions(site_url="https://t.dev/")).build(Reporter())
+    titles = {p.url.removeprefix("https://t.dev/"): p.title for p in manifest.manifest.pages}
+    assert titles == {
+        "docs/guides/intro": "Start here",  # no title of its own: its label
+        "docs/api": "The API",
+        "docs/guides/other": "Other page",  # its own H1
+    }
+
+
+def test_hugo_doc_rooted_permalinks_and_path_case(tmp_path: Path) -> None:
+    """Docsy's own site's `doc-rooted` config (google/docsy
+    83c5cc14ee6a44190cacec20b8e1c15973df97fd, docsy.dev/config/doc-rooted/hugo.yaml,
+    Apache-2.0): `:sections[1:]` slices publish the docs
+    section at the site's root; and hugo-book's `disablePathToLower = true`
+    (alex-shpak/hugo-book 162c806e991b63d8a8bbfcd1c8d41ad650ebd07e, exampleSite/hugo.toml,
+    MIT) keeps a path's case."""
+    files = {
+        "hugo.yaml": "baseURL: https://www.docsy.dev/\n"
+        "permalinks:\n  page:\n    docs: /:sections[1:]/:slug/\n"
+        "  section:\n    docs: /:sections[1:]\n",
+        "content/docs/_index.md": "---\ntitle: Docs\n---\n",
+        "content/docs/get-started/_index.md": "---\ntitle: Get started\n---\n",
+        "content/docs/get-started/basic.md": "---\ntitle: Basic setup\nslug: basic\n---\n",
+        "content/docs/adding/bundle/index.md": "---\ntitle: A Bundle\n---\n",
+        "content/blog/Post.md": "---\ntitle: Post\n---\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    manifest = FolderSource(tmp_path, BuildOptions()).build(Reporter()).manifest
+    urls = {p.title: p.url.removeprefix("https://www.docsy.dev/") for p in manifest.pages}
+    assert urls == {
+        "Docs": "",
+        "Get started": "get-started/",
+        "Basic setup": "get-started/basic/",
+        "A Bundle": "adding/a-bundle/",  # a leaf bundle's folder is no section
+        "Post": "blog/post/",
+    }
+    (tmp_path / "hugo.yaml").write_text("baseURL: https://x.dev/\ndisablePathToLower: true\n")
+    manifest = FolderSource(tmp_path, BuildOptions()).build(Reporter()).manifest
+    assert "https://x.dev/blog/Post/" in {p.url for p in manifest.pages}

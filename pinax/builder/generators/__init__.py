@@ -23,11 +23,16 @@ DETECTORS: dict[str, Callable[[Path], Site | None]] = {
     "sphinx": sphinx.detect,
 }
 GENERATORS = tuple(DETECTORS)
+# A generator run another way than its config says: Sphinx's builder is chosen on the command
+# line (`sphinx-build -b dirhtml`), never in `conf.py`; Django's docs are published that way.
+VARIANTS = {"sphinx-dirhtml": "sphinx"}
 
 
 def detect(folder: Path, generator: str | None = None) -> Site | None:
     """The generator whose config the folder (or the folder around it) holds, read; with
-    `generator`, only that one. None: no generator's config found."""
+    `generator`, only that one (or a variant of it, VARIANTS). None: no generator's config
+    found."""
+    variant, generator = generator, VARIANTS.get(generator or "", generator)
     for name, find in DETECTORS.items():
         if generator is not None and name != generator:
             continue
@@ -38,8 +43,10 @@ def detect(folder: Path, generator: str | None = None) -> Site | None:
             if generator is not None:
                 raise ValueError(f"{folder}: cannot read the {name} config: {exc}") from None
         if site is not None:
+            if variant == "sphinx-dirhtml" and isinstance(site, sphinx.SphinxSite):
+                site.directory_urls = True
             return site
     return None
 
 
-__all__ = ["DETECTORS", "GENERATORS", "Site", "detect", "glob_matches"]
+__all__ = ["DETECTORS", "GENERATORS", "VARIANTS", "Site", "detect", "glob_matches"]

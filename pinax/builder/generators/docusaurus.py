@@ -18,7 +18,17 @@ from typing import Any
 
 from .. import layouts
 from .jsliteral import UNKNOWN, read_config
-from .site import Site, first_file, manifest_name, read_json, site_base, text_of
+from .site import (
+    Site,
+    first_file,
+    manifest_name,
+    read_json,
+    site_base,
+    strip_number_prefix,
+    text_of,
+)
+
+SIDEBAR_NAMES = ("sidebars.ts", "sidebars.js", "sidebars.mjs", "sidebars.cjs", "sidebars.json")
 
 CONFIG_NAMES = tuple(f"docusaurus.config.{ext}" for ext in ("ts", "js", "mjs", "cjs", "mts"))
 _EXCLUDED = ("_*", "**/_*/**", "__tests__", "*.test.*")
@@ -28,6 +38,12 @@ class DocusaurusSite(Site):
     route: str = "docs"
     trailing_slash: bool = False
     current: Path | None = None  # the docs path (the version in progress) when versioned
+    sidebar_labels: dict[str, str]  # doc id -> the label a sidebar item gives it
+
+    def nav_label(self, path: str, meta: Mapping[str, str]) -> str | None:
+        """A sidebar item's `label` for the page's doc id, else its `sidebar_label`."""
+        label = self.sidebar_labels.get(doc_id(path, meta))
+        return label or super().nav_label(path, meta)
 
     def elsewhere(self, given: Path) -> None:
         """`docs/` given while the site serves its newest version: the version in progress,
@@ -43,6 +59,15 @@ class DocusaurusSite(Site):
         if self.trailing_slash and url and not url.endswith("/"):
             url += "/"
         return url
+
+
+def doc_id(path: str, meta: Mapping[str, str]) -> str:
+    """A doc's id as Docusaurus gives it: its folders (number prefixes dropped) and its
+    front matter `id`, else its file name (number prefix dropped)."""
+    folder, _, name = path.rpartition("/")
+    parts = [strip_number_prefix(part) for part in folder.split("/") if part]
+    own = meta.get("id", "").strip() or strip_number_prefix(name.rpartition(".")[0] or name)
+    return "/".join([*parts, own])
 
 
 def detect(folder: Path) -> DocusaurusSite | None:
@@ -78,10 +103,47 @@ def _docs_options(data: dict[str, Any]) -> dict[str, Any]:
     return {}
 
 
+def _sidebar_labels(place: Path, docs: dict[str, Any], versions: Any) -> dict[str, str]:
+    """{doc id: label} of the sidebar items that label a doc (`{type: 'doc', id, label}`),
+    from the served version's `versioned_sidebars/` file, else the docs' `sidebarPath`
+    (where literal), else `sidebars.*` beside the config."""
+    found: Path | None = None
+    if isinstance(versions, list) and versions and isinstance(versions[0], str):
+        named = place / "versioned_sidebars" / f"version-{versions[0]}-sidebars.json"
+        found = named if named.is_file() else None
+    given = docs.get("sidebarPath")
+    if found is None and isinstance(given, str) and (place / given).is_file():
+        found = place / given
+    found = found or first_file(place, SIDEBAR_NAMES)
+    if found is None:
+        return {}
+    data = read_json(found) if found.suffix == ".json" else read_config(found).export
+    labels: dict[str, str] = {}
+    stack: list[Any] = [data]
+    budget = 100_000
+    while stack and budget:
+        budget -= 1
+        item = stack.pop()
+        if isinstance(item, dict):
+            kind, doc, label = item.get("type"), text_of(item.get("id")), text_of(item.get("label"))
+            link = item.get("link")  # a category whose label opens a doc
+            if kind == "category" and isinstance(link, dict) and link.get("type") == "doc":
+                doc = text_of(link.get("id"))
+            if kind in ("doc", "ref", "category") and doc and label:
+                versioned = doc.startswith("version-")  # `version-0.60/x`: older sidebars
+                labels.setdefault(doc.split("/", 1)[1] if versioned else doc, label)
+            stack.extend(v for v in item.values() if isinstance(v, (list, dict)))
+        elif isinstance(item, list):
+            stack.extend(item)
+    return labels
+
+
 def _site(place: Path, config: Path) -> DocusaurusSite:
     module = read_config(config)
     data = module.export if isinstance(module.export, dict) else {}
-    site = DocusaurusSite("docusaurus", config, place / "docs", excluded=_EXCLUDED)
+    site = DocusaurusSite(
+        "docusaurus", config, place / "docs", excluded=_EXCLUDED, label_keys=("sidebar_label",)
+    )
     site.route = "docs"
     site.trailing_slash = data.get("trailingSlash") is True
     if module.export is UNKNOWN:
@@ -107,6 +169,7 @@ def _site(place: Path, config: Path) -> DocusaurusSite:
             site.current = source
             source = newest.resolve()
     site.source = source
+    site.sidebar_labels = _sidebar_labels(place, docs, versions if site.current else None)
     site.title = text_of(data.get("title"))
     site.name = manifest_name(site.title) if site.title else None
     url = data.get("url")

@@ -5,20 +5,22 @@ Read: `baseURL` (the site), `title`, `contentDir` (default `content`), and a lan
 own `contentDir`. Pages are the Markdown files under the content folder; `_index.md` and a
 leaf bundle's `index.md` are served at their folder, and the other Markdown files inside a
 leaf bundle are its resources, not pages. Paths are lower-cased (Hugo's default);
-front matter `slug` renames, `url` replaces the path (layouts.py's hugo layout).
+front matter `slug` renames, `url` replaces the path (layouts.py's hugo layout);
+`permalinks` patterns and `uglyURLs` as hugo_urls.py reads them.
 """
 
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .. import layouts
+from .frontmatter import front_matter, load_toml
+from .hugo_urls import HugoUrls, read_urls
 from .mkdocs import load_yaml
-from .site import Site, manifest_name, read_head, read_text, site_base, text_of
+from .site import Site, manifest_name, quoted, read_head, read_text, site_base, text_of
 
 CONFIG_NAMES = (
     "hugo.toml",
@@ -33,6 +35,7 @@ CONFIG_NAMES = (
 
 class HugoSite(Site):
     bundles: frozenset[str] = frozenset()
+    urls: HugoUrls = HugoUrls()
 
     def is_page(self, path: str) -> bool:
         folder, _, name = path.rpartition("/")
@@ -41,7 +44,12 @@ class HugoSite(Site):
         return super().is_page(path)
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
-        return layouts.page_path(path, "hugo", meta)
+        if not meta.get("url", "").strip():  # front matter `url` wins over any pattern
+            found = self.urls.permalink(path, meta)
+            if found is not None:
+                return quoted(found)
+        url = layouts.page_path(path, "hugo", meta, lower=self.urls.lower)
+        return self.urls.uglified(path, url)
 
 
 def _in_bundle(folder: str, bundles: frozenset[str]) -> bool:
@@ -52,10 +60,7 @@ def _in_bundle(folder: str, bundles: frozenset[str]) -> bool:
 def _load(config: Path) -> Any:
     text = read_text(config) or ""
     if config.suffix == ".toml":
-        try:
-            return tomllib.loads(text)
-        except (tomllib.TOMLDecodeError, RecursionError):
-            return None
+        return load_toml(text)
     if config.suffix == ".json":
         try:
             return json.loads(text)
@@ -101,6 +106,8 @@ def _site(place: Path, config: Path) -> HugoSite:
     site.title = text_of(data.get("title"))
     site.name = manifest_name(site.title) if site.title else None
     site.site_url = site_base(text_of(data.get("baseURL") or data.get("baseurl")))
+    site.urls = read_urls(data)
+    site.warnings.extend(f"{config}: {warning}" for warning in site.urls.warnings)
     site.bundles = frozenset(_leaf_bundles(site.source))
     site.excluded = tuple(f"{folder}/**" for folder in _headless(site.source))
     return site
@@ -115,7 +122,7 @@ def _headless(source: Path, limit: int = 20_000) -> list[str]:
             break
         if index.name not in ("_index.md", "index.md") or index.parent == source:
             continue
-        meta = _front_matter(read_head(index))
+        meta = front_matter(read_head(index))
         cascade = meta.get("cascade")
         rules = [meta, *(cascade if isinstance(cascade, list) else [cascade])]
         for rule in rules:
@@ -125,23 +132,6 @@ def _headless(source: Path, limit: int = 20_000) -> list[str]:
                 found.append(index.parent.relative_to(source).as_posix())
                 break
     return found
-
-
-def _front_matter(text: str) -> dict[str, Any]:
-    """A page's YAML (`---`) or TOML (`+++`) front matter, as data."""
-    for fence, load in (("---", load_yaml), ("+++", _toml)):
-        if text.startswith(fence + "\n"):
-            end = text.find("\n" + fence, len(fence))
-            data = load(text[len(fence) + 1 : end]) if end > 0 else None
-            return data if isinstance(data, dict) else {}
-    return {}
-
-
-def _toml(text: str) -> Any:
-    try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
-        return None
 
 
 def _leaf_bundles(source: Path, limit: int = 200_000) -> set[str]:

@@ -1,7 +1,9 @@
 """Mintlify: `docs.json` (or the older `mint.json`) at the folder.
 
-Pages are the `.md`/`.mdx` files (never `snippets/`, nor what `.mintignore` lists); `x/y.mdx`
-is served at `x/y`, `index.mdx` at its folder. Read: `name` (the docs set's title); the
+Pages are the `.md`/`.mdx` files (never `snippets/`, Mintlify's default ignored files and
+folders, nor what `.mintignore` lists); `x/y.mdx` is served at `x/y`, `index.mdx` at its
+folder. A page's title is its front matter `title`; `sidebarTitle` is the sidebar's label
+(site.py's `nav_label`). Read: `name` (the docs set's title); the
 pages `navigation` lists are the site's, in its order (`languages`, `versions`, `tabs`,
 `anchors`, `groups`, `pages`, at any depth).
 """
@@ -15,6 +17,13 @@ from typing import Any
 from .site import Site, manifest_name, quoted, read_json, read_text, stem_and_folder, text_of
 
 CONFIG_NAMES = ("docs.json", "mint.json")
+# What Mintlify never publishes without being told (its "Exclude files from publishing" page:
+# the default ignored patterns), and `snippets/`, which holds imported fragments.
+_IGNORED = (
+    *(".git", ".github", ".claude", ".agents", ".idea", ".vscode", "node_modules", "build"),
+    *("dist", "coverage", ".cache", "tmp", "temp", "snippets"),
+    *("README.md", "LICENSE.md", "CHANGELOG.md", "CONTRIBUTING.md"),
+)
 
 
 class MintlifySite(Site):
@@ -37,11 +46,17 @@ def detect(folder: Path) -> MintlifySite | None:
 
 def _site(folder: Path, config: Path, data: dict[str, Any]) -> MintlifySite:
     ignore = read_text(folder / ".mintignore") or ""
-    excluded = ["snippets", "node_modules", "README.md", "CONTRIBUTING.md"]
+    excluded = list(_IGNORED)
     excluded.extend(
         line.strip() for line in ignore.splitlines() if line.strip()[:1] not in ("", "#", "!")
     )
-    site = MintlifySite("mintlify", config, folder.resolve(), excluded=tuple(excluded))
+    site = MintlifySite(
+        "mintlify",
+        config,
+        folder.resolve(),
+        excluded=tuple(excluded),
+        label_keys=("sidebartitle",),  # the sidebar's label; the page's title is its `title`
+    )
     site.title = text_of(data.get("name"))
     site.name = manifest_name(site.title) if site.title else None
     site.nav_order = list(navigation_pages(data.get("navigation")))  # type: ignore[attr-defined]

@@ -3,7 +3,8 @@
 Every generator module has `detect(folder) -> Site | None`: it looks for its own config in
 the folder, and returns a `Site` that says which folder holds the pages (`source`), which
 files there are pages (`is_page`), the URL path each page is published at (`page_path`),
-the titles its navigation shows (`nav_titles`), the docs set's name and title, the site's
+the titles its navigation shows (`nav_titles`, where the generator makes them the page's title;
+`nav_label` for sidebar-only labels), the docs set's name and title, the site's
 URL when the config names it, and how headings get their ids (`slug_rule`). Configs are
 read as data only (YAML, TOML, JSON, JS/TS literals, `ast` literals): nothing is run.
 """
@@ -37,6 +38,11 @@ class Site:
     title: str | None = None
     site_url: str | None = None  # the published site, when the config names it
     nav_titles: dict[str, str] = field(default_factory=dict)  # page path -> nav title
+    # Sidebar labels the generator shows only in its navigation ("Overview" for the page
+    # "Editor overview"): a page keeps its own title, and is called by its label only when
+    # it has none (no front matter title, no H1). Config labels first, then front matter.
+    nav_labels: dict[str, str] = field(default_factory=dict)  # page path -> sidebar label
+    label_keys: tuple[str, ...] = ()  # front matter keys holding the label (lower-cased)
     excluded: tuple[str, ...] = ()  # globs (path inside `source`): never pages
     suffixes: frozenset[str] = MARKDOWN
     slug_rule: str = "github"
@@ -54,6 +60,16 @@ class Site:
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
         """The page's URL path relative to the site URL, percent-encoded."""
         return quoted(directory_url(path))
+
+    def nav_label(self, path: str, meta: Mapping[str, str]) -> str | None:
+        """The label the site's navigation shows for the page at `path`, if it names one."""
+        if path in self.nav_labels:
+            return self.nav_labels[path]
+        for key in self.label_keys:
+            label = text_of(meta.get(key))
+            if label:
+                return label
+        return None
 
     def served_from(self, given: Path) -> tuple[Path, str]:
         """(the folder to read, the path of that folder inside `source` with a trailing `/`)

@@ -5,7 +5,10 @@ Read: `project` (the docs set's name and title), `version`/`release`, `html_base
 site), `master_doc`/`root_doc`, `exclude_patterns`, `source_suffix`. Pages are the `.rst`
 files (and `.md` with MyST, `.txt` when `source_suffix` says so), never `_build/`,
 `_templates/`, `_static/` nor what `exclude_patterns` lists; `guide/x.rst` is served at
-`guide/x.html`. A value computed by code is a warning and its default.
+`guide/x.html` (`html_file_suffix` changes the `.html`), or at `guide/x/` by the `dirhtml`
+builder: that builder is chosen on the command line, not in `conf.py`, so it is read from
+`.readthedocs.yaml` (`sphinx: builder: dirhtml`) or said with `--layout sphinx-dirhtml`.
+A value computed by code is a warning and its default.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ _READ = frozenset(
         "exclude_patterns",
         "source_suffix",
         "extensions",
+        "html_file_suffix",
     }
 )
 MAX_CONF_BYTES = 1024 * 1024
@@ -46,12 +50,14 @@ class SphinxSite(Site):
     root_doc: str = "index"
     version: str | None = None
     directory_urls: bool = False  # the `dirhtml` builder (Read the Docs' `builder: dirhtml`)
+    file_suffix: str = ".html"  # `html_file_suffix`
 
     def page_path(self, path: str, meta: Mapping[str, str]) -> str:
         if self.directory_urls:
             return quoted(directory_url(path, frozenset({"index"})))
         folder, stem = stem_and_folder(path)
-        return quoted(f"{folder}/{stem}.html" if folder else f"{stem}.html")
+        name = stem + self.file_suffix
+        return quoted(f"{folder}/{name}" if folder else name)
 
 
 def find_config(folder: Path) -> Path | None:
@@ -108,6 +114,9 @@ def detect(folder: Path) -> SphinxSite | None:
         suffixes.add(".md")
     site.suffixes = frozenset(s.lower() for s in suffixes)
     site.directory_urls = _read_the_docs_builder(config.parent) == "dirhtml"
+    file_suffix = text_of(values.get("html_file_suffix"))
+    if file_suffix and file_suffix.startswith(".") and "/" not in file_suffix:
+        site.file_suffix = file_suffix
     return site
 
 

@@ -4,12 +4,14 @@ Pages are the Markdown files under `srcDir` (default: the folder holding `.vitep
 never `.vitepress/`, `public/`, `node_modules/`, `srcExclude`, dynamic routes
 (`[id].md`, generated from a paths loader) or other files. `guide/x.md` is served at
 `guide/x.html`, or `guide/x` with `cleanUrls`; `guide/index.md` at `guide/`; a `rewrites`
-entry moves a page (`'en/:rest*': ':rest*'` parameters too). Titles: the sidebar's `text`
-for its `link`.
+entry moves a page (`'en/:rest*': ':rest*'` parameters too). The sidebar's `text` for its
+`link` is a sidebar label (site.py's `nav_label`): VitePress titles a page by its front
+matter `title` or H1, shown in its <title>.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -93,6 +95,15 @@ def _site(root: Path, config: Path) -> VitePressSite:
     site.excluded = ("node_modules", *(e for e in excludes or () if isinstance(e, str)))
     site.title = text_of(data.get("title"))
     site.name = manifest_name(site.title) if site.title else None
+    dynamic = _dynamic_routes(site.source)
+    if dynamic:
+        shown = ", ".join(dynamic[:5]) + (
+            f" and {len(dynamic) - 5} more" if len(dynamic) > 5 else ""
+        )
+        site.warnings.append(
+            f"{config}: skipped {len(dynamic)} dynamic route(s), whose pages a paths loader "
+            f"makes by running code (never run here): {shown}"
+        )
     sitemap = data.get("sitemap")
     hostname = sitemap.get("hostname") if isinstance(sitemap, dict) else None
     base = data.get("base") if isinstance(data.get("base"), str) else None
@@ -104,8 +115,24 @@ def _site(root: Path, config: Path) -> VitePressSite:
     for theme in themes:
         sidebar = theme.get("sidebar") if isinstance(theme, dict) else None
         for path, title in _sidebar_titles(sidebar, site.source):
-            site.nav_titles.setdefault(path, title)
+            site.nav_labels.setdefault(path, title)
     return site
+
+
+def _dynamic_routes(source: Path, limit: int = 100_000) -> list[str]:
+    """The `[param].md` files under `source` (outside `.vitepress/`, `public/` and
+    `node_modules/`), whose pages VitePress generates from their `[param].paths.*` loader."""
+    found: list[str] = []
+    seen = 0
+    for folder, names, files in os.walk(source):
+        names[:] = sorted(n for n in names if n not in (".vitepress", "public", "node_modules"))
+        seen += len(files)
+        if seen > limit:
+            break
+        for name in sorted(files):
+            if name.startswith("[") and name.endswith(".md"):
+                found.append((Path(folder) / name).relative_to(source).as_posix())
+    return found
 
 
 _PARAM = re.compile(r":([A-Za-z_]\w*)(\*?)")

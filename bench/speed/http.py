@@ -133,6 +133,7 @@ class Target:
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     port: int = 0
+    cwd: Path = ROOT  # `python -m` puts this first on sys.path, before PYTHONPATH
 
 
 def bench_server(label: str, kind: str, asgi: str, sessions: bool, json_response: bool) -> Target:
@@ -142,10 +143,11 @@ def bench_server(label: str, kind: str, asgi: str, sessions: bool, json_response
 
 
 def cli_server(label: str, code: Path, sessions: bool = False) -> Target:
-    """`pinax serve --http` from the code at `code` (this branch, or a copy of main)."""
+    """`pinax serve --http` from the code at `code` (this branch, or a copy of main), run
+    from there: `python -m` imports from the working folder first, whatever PYTHONPATH says."""
     argv = [sys.executable, "-m", "pinax", "serve", "--http", "--docs", str(DRF)]
     argv += ["--cache-dir", "/tmp/pinax-bench-http-cache"] + ["--sessions"] * sessions
-    return Target(label, argv, {"PYTHONPATH": str(code)})
+    return Target(label, argv, {"PYTHONPATH": str(code)}, cwd=code)
 
 
 def start(target: Target) -> subprocess.Popen[bytes]:
@@ -153,7 +155,7 @@ def start(target: Target) -> subprocess.Popen[bytes]:
     target.port = free_port()
     argv = [*target.argv, "--port", str(target.port)]
     env = {**os.environ, **target.env}
-    process = subprocess.Popen(argv, env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(argv, env=env, cwd=target.cwd, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
         if asyncio.run(answers("127.0.0.1", target.port)):

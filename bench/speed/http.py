@@ -10,6 +10,9 @@
   configuration (sessions with SSE, the SDK's default; stateless with SSE; stateless with
   JSON), under uvicorn (h11; httptools with uvloop) and granian;
 - Pinax as `pinax serve --http` runs it (stateless, JSON answers), and with `--sessions`;
+- Pinax's MCP and HTTP layer alone: the same app with each search's answer memoized by
+  its arguments (the bench's queries repeat), so a call costs everything but the search;
+  how far this row sits from the floor is what the layer costs, the rest is the search;
 - today's main, installed beside it (`--main`, a worktree of main: its code on PYTHONPATH).
 
 With `--asgi`, Pinax also runs under each ASGI server. Every server is started first, then
@@ -19,10 +22,8 @@ one core answers: the bars are on it) and req/s (whatever CPU was left; lowest-h
 and p99 over all turns, and errors. Bars: Pinax >= 0.8x the floor's fastest configuration,
 >= 1.5x main; exit status 1 if one fails.
 
-The load generator is here too (`python -m bench.speed.http load URL ...`, one JSON line of
-results), light by design: it shares the cores with the servers. Each client is one
-keep-alive connection that speaks one protocol era; a response is read by its framing and
-checked by a byte search, never parsed.
+The load generator (bench/harness/loadgen.py) runs alone as `python -m bench.speed.http load
+URL ...` (one JSON line of results).
 """
 
 from __future__ import annotations
@@ -40,220 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LEGACY = "2025-11-25"
-MODERN = "2026-07-28"
-CALL_TIMEOUT = 30.0  # seconds: a call not answered by then counts as an error
-
-
-@dataclass
-class Tally:
-    """What the clients saw: each call's latency (s) and errors by kind."""
-
-    latencies: list[float] = field(default_factory=list)
-    errors: dict[str, int] = field(default_factory=dict)
-    all_calls: int = 0  # warm-up included
-    cpu: float = 0.0  # the server's CPU seconds meanwhile, when measured
-
-    def error(self, kind: str) -> None:
-        self.errors[kind] = self.errors.get(kind, 0) + 1
-
-
-class HttpError(Exception):
-    pass
-
-
-async def read_response(reader: asyncio.StreamReader) -> tuple[int, dict[bytes, bytes], bytes]:
-    """One HTTP/1.1 response: status, lower-cased headers, body (chunks joined)."""
-    head = await reader.readuntil(b"\r\n\r\n")
-    lines = head.split(b"\r\n")
-    status = int(lines[0].split(b" ", 2)[1])
-    headers = {}
-    for line in lines[1:]:
-        if line:
-            name, _, value = line.partition(b":")
-            headers[name.strip().lower()] = value.strip()
-    if b"content-length" in headers:
-        body = await reader.readexactly(int(headers[b"content-length"]))
-    elif headers.get(b"transfer-encoding", b"").lower() == b"chunked":
-        parts = []
-        while True:
-            size = int((await reader.readuntil(b"\r\n")).split(b";")[0], 16)
-            if size == 0:
-                await reader.readuntil(b"\r\n")
-                break
-            parts.append(await reader.readexactly(size))
-            await reader.readexactly(2)
-        body = b"".join(parts)
-    else:
-        body = b"" if status in (202, 204, 304) else await reader.read()
-    return status, headers, body
-
-
-def request(host: str, path: str, message: dict[str, Any], headers: dict[str, str]) -> bytes:
-    body = json.dumps(message, separators=(",", ":")).encode()
-    lines = [
-        f"POST {path} HTTP/1.1",
-        f"Host: {host}",
-        "Content-Type: application/json",
-        "Accept: application/json, text/event-stream",
-        f"Content-Length: {len(body)}",
-        *(f"{k}: {v}" for k, v in headers.items()),
-    ]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
-
-
-@dataclass
-class Client:
-    """One connection speaking one era to `host:port`."""
-
-    host: str
-    port: int
-    era: str = LEGACY
-    path: str = "/mcp"
-    token: str | None = None
-    tool: str = "search_pages"
-    session: str | None = None
-    reader: asyncio.StreamReader | None = None
-    writer: asyncio.StreamWriter | None = None
-    number: int = 0
-
-    def close(self) -> None:
-        if self.writer is not None:
-            self.writer.close()
-            self.reader = self.writer = None
-
-    def _headers(self, method: str) -> dict[str, str]:
-        headers = {"MCP-Protocol-Version": self.era}
-        if self.token:
-            headers["Authorization"] = f"Bearer {self.token}"
-        if self.session:
-            headers["Mcp-Session-Id"] = self.session
-        if self.era == MODERN:
-            headers["Mcp-Method"] = method
-            if method == "tools/call":
-                headers["Mcp-Name"] = self.tool
-        return headers
-
-    async def exchange(self, message: dict[str, Any]) -> tuple[int, dict[bytes, bytes], bytes]:
-        """Send one message, read its answer; reconnects once if the kept-alive connection
-        was closed under it (a server restarting, a proxy's idle timeout)."""
-        headers = self._headers(message["method"])
-        if message["method"] == "initialize":
-            headers.pop("MCP-Protocol-Version")
-        data = request(f"{self.host}:{self.port}", self.path, message, headers)
-        for attempt in (0, 1):
-            if self.writer is None:
-                self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
-            assert self.reader is not None and self.writer is not None
-            try:
-                self.writer.write(data)
-                response = await read_response(self.reader)
-            except (ConnectionError, asyncio.IncompleteReadError) as exc:
-                self.close()
-                if attempt:
-                    raise HttpError(f"connection: {type(exc).__name__}") from exc
-                continue
-            if response[1].get(b"connection", b"").lower() == b"close":
-                self.close()
-            return response
-        raise AssertionError("unreachable")
-
-    async def hello(self) -> bytes:
-        """The handshake for a legacy client (nothing for a modern one); the answer's body."""
-        if self.era == MODERN:
-            return b""
-        self.number += 1
-        params = {
-            "protocolVersion": self.era,
-            "capabilities": {},
-            "clientInfo": {"name": "loadgen", "version": "1"},
-        }
-        message = {"jsonrpc": "2.0", "id": self.number, "method": "initialize", "params": params}
-        status, headers, body = await self.exchange(message)
-        if status != 200 or b'"result"' not in body:
-            raise HttpError(f"initialize answered {status}: {body[:200]!r}")
-        session = headers.get(b"mcp-session-id")
-        self.session = session.decode() if session else None
-        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        status, _, body = await self.exchange(note)
-        if status not in (200, 202):
-            raise HttpError(f"notifications/initialized answered {status}: {body[:200]!r}")
-        return body
-
-    async def call(self, arguments: dict[str, Any]) -> bytes:
-        """One tools/call; its answer's body, or HttpError."""
-        self.number += 1
-        params: dict[str, Any] = {"name": self.tool, "arguments": arguments}
-        if self.era == MODERN:
-            params["_meta"] = {
-                "io.modelcontextprotocol/protocolVersion": MODERN,
-                "io.modelcontextprotocol/clientCapabilities": {},
-            }
-        message = {"jsonrpc": "2.0", "id": self.number, "method": "tools/call", "params": params}
-        status, _, body = await self.exchange(message)
-        if status != 200:
-            raise HttpError(f"status {status}")
-        if b'"result"' not in body:
-            raise HttpError("no result")
-        if b'"isError":true' in body:
-            raise HttpError("tool error")
-        return body
-
-
-async def run_clients(
-    clients: list[Client],
-    arguments: Callable[[int], dict[str, Any]],
-    seconds: float,
-    warmup: float = 1.0,
-    observe: Callable[[bytes], None] | None = None,
-) -> tuple[Tally, float]:
-    """Each client calls in a closed loop for `warmup` then `seconds` (only the latter
-    counted, and shown to `observe`). The tally and the measured span (s)."""
-    tally = Tally()
-    loop = asyncio.get_running_loop()
-    start = loop.time() + warmup
-    end = start + seconds
-
-    async def one(client: Client, index: int) -> None:
-        count = index
-        try:
-            await client.hello()
-        except (HttpError, OSError, asyncio.IncompleteReadError) as exc:
-            tally.error(f"hello: {exc}")
-            await asyncio.sleep(0.05)
-        while (now := loop.time()) < end:
-            began = time.perf_counter()
-            try:
-                async with asyncio.timeout(CALL_TIMEOUT):
-                    body = await client.call(arguments(count))
-            except TimeoutError:
-                client.close()
-                tally.error("timeout")
-                continue
-            except (HttpError, OSError, asyncio.IncompleteReadError) as exc:
-                if now >= start:
-                    tally.error(str(exc))
-                await asyncio.sleep(0.01)
-                continue
-            finally:
-                count += len(clients)
-            tally.all_calls += 1
-            if now >= start:
-                tally.latencies.append(time.perf_counter() - began)
-                if observe is not None:
-                    observe(body)
-        client.close()
-
-    await asyncio.gather(*(one(c, i) for i, c in enumerate(clients)))
-    return tally, seconds
-
-
-def percentile(values: list[float], share: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
-
+from bench.harness.loadgen import LEGACY, MODERN, Client, HttpError, Tally, percentile, run_clients
 
 # ---- the servers measured ---------------------------------------------------------------
 
@@ -261,6 +49,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("PINAX_SHARED", ROOT.parent / "shared"))
 DRF = ROOT / "manifests" / "drf.json"
 ASGI_SERVERS = ("h11", "httptools", "granian")
+LAYER = "pinax layer alone: searches memoized, httptools"
 
 
 def free_port() -> int:
@@ -285,18 +74,34 @@ def floor_app(sessions: bool, json_response: bool) -> Any:
     return server.streamable_http_app(stateless_http=not sessions, json_response=json_response)
 
 
-def pinax_app(sessions: bool) -> Any:
-    """Pinax over the drf manifest, as `pinax serve --http` builds it (the branch's code)."""
+def pinax_app(sessions: bool, memoized: bool = False) -> Any:
+    """Pinax over the drf manifest, as `pinax serve --http` builds it (the branch's code);
+    `memoized`: each search answered once, then from a memo (the layer alone)."""
     from pinax.cli.common import load_tools
     from pinax.server import HttpSettings, create_server, settle, share_the_gil
     from pinax.server.http_app import build_app
 
     tools = load_tools([str(DRF)], None, None, None, need_docs=True)
     tools.library.warm()
+    if memoized:
+        tools.search_pages = memoize(tools.search_pages)  # type: ignore[method-assign]
     mcp = create_server(tools, warm=False)
     settle()
     share_the_gil()
     return build_app(mcp, HttpSettings(sessions=sessions))
+
+
+def memoize(search: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
+    """`search`, each answer kept by its arguments (the bench's few queries repeat)."""
+    answers: dict[str, dict[str, Any]] = {}
+
+    def memoized(**arguments: Any) -> dict[str, Any]:
+        key = json.dumps(arguments, sort_keys=True)
+        if key not in answers:
+            answers[key] = search(**arguments)
+        return answers[key]
+
+    return memoized
 
 
 def serve(app: Any, port: int, asgi: str) -> None:
@@ -328,6 +133,7 @@ class Target:
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     port: int = 0
+    cwd: Path = ROOT  # `python -m` puts this first on sys.path, before PYTHONPATH
 
 
 def bench_server(label: str, kind: str, asgi: str, sessions: bool, json_response: bool) -> Target:
@@ -337,10 +143,11 @@ def bench_server(label: str, kind: str, asgi: str, sessions: bool, json_response
 
 
 def cli_server(label: str, code: Path, sessions: bool = False) -> Target:
-    """`pinax serve --http` from the code at `code` (this branch, or a copy of main)."""
+    """`pinax serve --http` from the code at `code` (this branch, or a copy of main), run
+    from there: `python -m` imports from the working folder first, whatever PYTHONPATH says."""
     argv = [sys.executable, "-m", "pinax", "serve", "--http", "--docs", str(DRF)]
     argv += ["--cache-dir", "/tmp/pinax-bench-http-cache"] + ["--sessions"] * sessions
-    return Target(label, argv, {"PYTHONPATH": str(code)})
+    return Target(label, argv, {"PYTHONPATH": str(code)}, cwd=code)
 
 
 def start(target: Target) -> subprocess.Popen[bytes]:
@@ -348,7 +155,7 @@ def start(target: Target) -> subprocess.Popen[bytes]:
     target.port = free_port()
     argv = [*target.argv, "--port", str(target.port)]
     env = {**os.environ, **target.env}
-    process = subprocess.Popen(argv, env=env, cwd=ROOT, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(argv, env=env, cwd=target.cwd, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
         if asyncio.run(answers("127.0.0.1", target.port)):
@@ -483,6 +290,7 @@ def targets(main: Path | None, asgi: bool) -> tuple[list[Target], list[Target], 
         cli_server("pinax serve --http (this branch)", ROOT),
         cli_server("pinax serve --http --sessions", ROOT, sessions=True),
     ]
+    pinax.append(bench_server(LAYER, "layer", "httptools", False, True))
     for name in ASGI_SERVERS if asgi else ():
         pinax.append(bench_server(f"pinax stateless+JSON {name}", "pinax", name, False, True))
     mains = [cli_server("main: pinax serve --http", main)] if main else []
@@ -513,12 +321,24 @@ def compare(
         ratio = ours / capacity[fastest.label] if capacity[fastest.label] else 0.0
         print(f"[{era}] pinax / fastest floor ({fastest.label}) = {ratio:.2f} (bar 0.8)")
         failed += ratio < 0.8
+        print(split_line(era, ours, capacity[LAYER], capacity[fastest.label]))
         if mains:
             today = capacity[mains[0].label]
             ratio = ours / today if today else float("inf")
             print(f"[{era}] pinax / main = {ratio:.2f} (bar 1.5)")
             failed += ratio < 1.5
     return 1 if failed else 0
+
+
+def split_line(era: str, ours: float, layer: float, floor: float) -> str:
+    """Where a call's CPU goes: the layer beside the floor, and the search (what memoizing
+    it saved), in microseconds a call."""
+    if not (ours and layer and floor):
+        return f"[{era}] layer and search: not measured"
+    return (
+        f"[{era}] CPU a call: floor {1e6 / floor:.0f} us; Pinax's layer {1e6 / layer:.0f} us "
+        f"({layer / floor:.2f}x the floor's calls); the search {1e6 / ours - 1e6 / layer:.0f} us"
+    )
 
 
 def load_command(args: argparse.Namespace) -> None:
@@ -569,7 +389,7 @@ def main() -> None:
         p.add_argument("--asgi", action="store_true", help="Pinax under each ASGI server too")
         p.add_argument("--turns", type=int, default=5, help="measurements of each, in turns")
     serve_args = sub.add_parser("serve", help="run one measured server (internal)")
-    serve_args.add_argument("kind", choices=["floor", "pinax"])
+    serve_args.add_argument("kind", choices=["floor", "pinax", "layer"])
     serve_args.add_argument("asgi", choices=ASGI_SERVERS)
     for flag in ("--sessions", "--json"):
         serve_args.add_argument(flag, action="store_true")
@@ -586,8 +406,10 @@ def main() -> None:
     load_args.add_argument("--docs", default="drf", help='the docs set searched ("": all)')
     args = parser.parse_args()
     if args.command == "serve":
-        floor = args.kind == "floor"
-        app = floor_app(args.sessions, args.json) if floor else pinax_app(args.sessions)
+        if args.kind == "floor":
+            app = floor_app(args.sessions, args.json)
+        else:
+            app = pinax_app(args.sessions, memoized=args.kind == "layer")
         return serve(app, args.port, args.asgi)
     if args.command == "load":
         return load_command(args)

@@ -149,13 +149,34 @@ def discounted(
     return best
 
 
-def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tuple[float, float]:
+def content_shares(
+    size: int, ranking: Ranking, text_only: bool = False, mixed: bool = False
+) -> tuple[float, float]:
     """(titles', content's) weights for a query of `size` words (stop words aside): a few
     words name a page (its title or a heading), a question describes what a page says, so
     content counts in full from `question_words` words and falls to `short_share` of it at
     `name_words`; in full too where a word is known only to page text (`text_only`)."""
-    share = ranking.content_share(size, text_only=text_only)
+    share = ranking.content_share(size, text_only=text_only, mixed=mixed)
     return 1.0 - share, share
+
+
+def answered(scores: Sequence[Sequence[float]], ranking: Ranking) -> bool:
+    """Whether the titles' best hit over all the manifests' lexical `scores` (each best first)
+    is confident: at least `high_score`, ahead of the next by `high_margin`."""
+    ranked = sorted((s for one in scores for s in one[:2]), reverse=True)
+    if not ranked:
+        return False
+    second = ranked[1] if len(ranked) > 1 else 0.0
+    return ranked[0] >= ranking.high_score and ranked[0] - second >= ranking.high_margin
+
+
+def heading_named(docs: Docs, pages: Sequence[int], stems: frozenset[str]) -> bool:
+    """Whether one of `pages` has a heading whose content stems are exactly `stems`."""
+    return any(
+        frozenset(query_terms(heading.title)) == stems
+        for doc in pages
+        for heading in docs.pages[doc].outline
+    )
 
 
 def heading_stems(docs: Docs, passage: ContentHit) -> frozenset[str]:

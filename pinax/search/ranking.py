@@ -42,10 +42,19 @@ class Ranking:
     # queries MRR@10 0.759 / 0.768 / 0.770 / 0.770; 0.25, the least that finds them: at 1
     # fastapi's short queries lose R@10 1.000 -> 0.909).
     short_share: float = 0.25
+    # Fanned out over manifests some of which have no text, a short query's share starts
+    # from nothing, as before short_share: the text can only lift the pages of those that
+    # have it (bench/quality/eval_content.py, mdn (no text) with the seven others: R@10
+    # 0.795 with short_share, 0.807 from nothing; ranking.content_share's `mixed`).
     # A query word that no title, heading or symbol has but some page's text does gives
     # content its whole `content_weight`, whatever the query's length (the text is all that
     # knows it: bench/quality/short_queries.py --shares 0, body-only words found in the top 5
     # on the even rows 0.757 with this rule alone, where content had no share at all before).
+    # A query of at most this many words (stop words aside, none known only to page text)
+    # whose titles' top hit is confident (`high_score`, `high_margin`) reads no page text:
+    # at a share of content_weight x short_share or so, no text lifts another page past it,
+    # and the text costs most of a short query's time (0: always read).
+    answered_words: int = 4
     # Lexical candidates each manifest re-scores by meaning (set by hand; bench/eval_semantic.py).
     rerank_pool: int = 30
     # Pages each manifest's content ranking offers the fusion (set by hand; bench/eval_content.py).
@@ -102,11 +111,14 @@ class Ranking:
     heading_question_words: int = 3
     # An owner and a kind of member (`str methods`): the page documenting most of that
     # owner's members of that kind scores at least this (set by hand: above a title that
-    # merely shares a word, below a title that is the query, 0.9 and up).
+    # merely shares a word, below a title that is the query, 0.9 and up; no DEV row has
+    # that shape: bench/experiments/tune_factors.py touches 0 even and 0 odd rows).
     member_score: float = 0.85
     # A typed word whose stem other written words share (`customer`, `custom`): a page whose
-    # title and headings lack the form typed keeps this share of its score (set by hand;
-    # bench/quality/eval_sections.py and eval_search.py before and after).
+    # title and headings lack the form typed keeps this share of its score (tuned on the
+    # 673 even DEV rows the rule looks at, bench/experiments/tune_factors.py: MRR@10 0.706
+    # at 0.5, 0.708 at 0.85 (the best), 0.707 at 1 (the rule off); on the 679 odd rows
+    # 0.688 with it, 0.684 off, R@10 0.853 / 0.857).
     stem_only_share: float = 0.85
     # Words shorter than this are never corrected; words this long may be two edits away
     # (set by hand; bench/eval_search.py typo sets).
@@ -132,18 +144,24 @@ class Ranking:
     content_calibration: float = 2.3
 
     def content_share(
-        self, size: int, weight: float | None = None, text_only: bool = False
+        self,
+        size: int,
+        weight: float | None = None,
+        text_only: bool = False,
+        mixed: bool = False,
     ) -> float:
         """Content's share of the score for a query of `size` words (stop words aside):
         `short_share` of `weight` (default `content_weight`) at `name_words` or fewer, all of
         it from `question_words`, in a line between; all of it when a word is known only to
-        page text (`text_only`)."""
+        page text (`text_only`). Where some of the manifests searched have no text (`mixed`),
+        nothing at `name_words` or fewer: text would lift the others' pages alone."""
         weight = self.content_weight if weight is None else weight
         if text_only:
             return weight
         span = self.question_words - self.name_words
         ramp = min(1.0, max(0.0, (size - self.name_words) / span))
-        return weight * (self.short_share + (1.0 - self.short_share) * ramp)
+        floor = 0.0 if mixed else self.short_share
+        return weight * (floor + (1.0 - floor) * ramp)
 
 
 RANKING = Ranking()
@@ -156,7 +174,10 @@ def content_formula(ranking: Ranking = RANKING) -> str:
         "+ w x the best section's text score, where w is content_weight scaled by the "
         f"query's length: {ranking.short_share} of it at {ranking.name_words} words or "
         f"fewer, all of it from {ranking.question_words} (stop words aside), and all of it "
-        "when a word is known only to page text"
+        "when a word is known only to page text; nothing at "
+        f"{ranking.name_words} words or fewer over manifests some of which have no text, and "
+        f"nothing for a query of at most {ranking.answered_words} words whose best title or "
+        "heading match is confident"
     )
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pinax.search.tokens import STOP_WORDS, stem, words
+from pinax.search.tokens import LEMMAS, STOP_WORDS, stem, words
 
 if TYPE_CHECKING:
     from pinax.search.docs import Docs
@@ -28,12 +28,12 @@ PLAIN_FORMS = frozenset(("", "s", "es", "e", "ed", "d", "ing", "ies", "y"))
 
 def base(word: str) -> str:
     """A word's family among those of its stem: "" for the stem's plain forms (`custom`,
-    `customs`; `charge`, `charged`), else the word without a plural's `s` (`customer` of
-    `customers`, `customize`)."""
+    `customs`; `charge`, `charged`; `shown` of `show`), else the word without a plural's
+    `s` (`customer` of `customers`, `customize`)."""
     root = stem(word)
     if root.endswith("i") and not word.startswith(root):
         root = root[:-1] + "y"
-    if word.startswith(root) and word[len(root) :] in PLAIN_FORMS:
+    if word in LEMMAS or (word.startswith(root) and word[len(root) :] in PLAIN_FORMS):
         return ""
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 

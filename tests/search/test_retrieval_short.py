@@ -4,11 +4,13 @@ title that answers still leads, and a heading that is the whole question is a st
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from pinax.library import Library
 from pinax.manifest import PageText, Section, companion_path, write_page_texts
-from pinax.search import RANKING
+from pinax.search import RANKING, Ranking, search_many
+from pinax.search.tokens import stem, stemmer
 from pinax.tools import Tools
 
 FILLER = "Components render templates and update the page when state changes. " * 3
@@ -85,3 +87,47 @@ def test_a_heading_that_is_the_whole_question_leads(tmp_path: Path) -> None:
 
 def test_short_queries_give_content_a_share() -> None:
     assert 0 < RANKING.content_share(1) < RANKING.content_weight
+
+
+def test_an_irregular_participle_meets_its_verb_by_its_stem(tmp_path: Path) -> None:
+    """ "shown" is stemmed as "show" (the stemmer leaves it alone): found as typed, in the
+    titles and in the text, never corrected into another word."""
+    assert stem("shown") == stem("show") == stem("shows")
+    assert stemmer()(["shown", "written", "shows"]) == [stem("show"), stem("write"), "show"]
+    tools = site(tmp_path, {**VUE, "dialogs": [Section(1, "Show a dialog", FILLER)]})
+    found = tools.search_pages("shown", limit=5)
+    assert found["results"][0]["url"].endswith("/dialogs"), found
+    assert "shown" not in json.dumps(found.get("also_matched", {})), found  # not a correction
+
+
+def _fused(tools: Tools, query: str, ranking: Ranking) -> list[bool]:
+    """Whether each hit's score took page text in (its explanation names content)."""
+    hits = search_many(tools.library.all(), query, 5, ranking, explain=True).hits
+    return ["content" in (hit.explain or {}) for hit in hits]
+
+
+def test_a_short_query_the_titles_answer_reads_no_text(tmp_path: Path) -> None:
+    tools = site(tmp_path, VUE)
+    always = replace(RANKING, answered_words=0)
+    assert any(_fused(tools, "watchers", always))  # the text is read without the rule
+    assert not any(_fused(tools, "watchers", RANKING))  # "Watchers" is a confident title
+    assert any(_fused(tools, "reactive state", RANKING))  # no title answers: the text does
+    assert any(_fused(tools, "petite", RANKING))  # a word only the text knows
+
+
+def test_short_queries_over_manifests_some_without_text_rank_by_titles(tmp_path: Path) -> None:
+    """Text would lift only the pages of the manifests that have it: a short query's share
+    starts from nothing there, but a word only the text knows is still read."""
+    assert RANKING.content_share(1, mixed=True) == 0.0
+    assert RANKING.content_share(1, text_only=True, mixed=True) == RANKING.content_weight
+    tools = site(tmp_path, VUE)
+    other = tmp_path / "other.json"
+    page = {"url": "https://other.example.com/state", "title": "Reactive state stores"}
+    data = {"pinax_manifest": 1, "name": "other", "url": "https://other.example.com/"}
+    other.write_text(json.dumps({**data, "pages": [page]}))
+    both = Library.load([tmp_path / "vue.json", other], index_dir=tmp_path / "cache2")
+    both.load_contents()
+    mixed = Tools(both)
+    assert not any(_fused(mixed, "reactive state", RANKING))
+    assert any(_fused(tools, "reactive state", RANKING))  # (vue alone reads its text)
+    assert any(_fused(mixed, "petite", RANKING))

@@ -156,9 +156,10 @@ from dataclasses import replace
 from pinax.search import RANKING, search_many
 always = replace(RANKING, answered_words=0)
 chosen = library.all()
-rules, read = {{"answered": [], "always": []}}, 0
-for query in anchors:
-    for name, ranking in (("answered", RANKING), ("always", always)):
+rules = {{"answered": [], "always": []}}
+for turn, query in enumerate(anchors):  # (each rule first every other query: warm alike)
+    order = (("answered", RANKING), ("always", always))
+    for name, ranking in order if turn % 2 else order[::-1]:
         t = time.perf_counter()
         search_many(chosen, query, 10, ranking)
         rules[name].append(time.perf_counter() - t)

@@ -149,14 +149,12 @@ def discounted(
     return best
 
 
-def content_shares(
-    size: int, ranking: Ranking, text_only: bool = False, mixed: bool = False
-) -> tuple[float, float]:
+def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tuple[float, float]:
     """(titles', content's) weights for a query of `size` words (stop words aside): a few
     words name a page (its title or a heading), a question describes what a page says, so
     content counts in full from `question_words` words and falls to `short_share` of it at
     `name_words`; in full too where a word is known only to page text (`text_only`)."""
-    share = ranking.content_share(size, text_only=text_only, mixed=mixed)
+    share = ranking.content_share(size, text_only=text_only)
     return 1.0 - share, share
 
 
@@ -170,13 +168,21 @@ def answered(scores: Sequence[Sequence[float]], ranking: Ranking) -> bool:
     return ranked[0] >= ranking.high_score and ranked[0] - second >= ranking.high_margin
 
 
+HEADINGS_LOOKED = 10  # best candidates whose headings may be the question (a strong match)
+
+
 def heading_named(docs: Docs, pages: Sequence[int], stems: frozenset[str]) -> bool:
-    """Whether one of `pages` has a heading whose content stems are exactly `stems`."""
-    return any(
-        frozenset(query_terms(heading.title)) == stems
-        for doc in pages
-        for heading in docs.pages[doc].outline
-    )
+    """Whether one of the first `HEADINGS_LOOKED` of `pages` has a heading whose content
+    stems are exactly `stems` (a heading without each stem's first letters is not read)."""
+    table, starts = docs.pages, docs.pages.outline_start
+    marks = [stem[:3] for stem in stems]
+    for doc in pages[:HEADINGS_LOOKED]:
+        for at in range(int(starts[doc]), int(starts[doc + 1])):
+            title = table.heading(at).title
+            lowered = title.lower()
+            if all(mark in lowered for mark in marks) and frozenset(query_terms(title)) == stems:
+                return True
+    return False
 
 
 def heading_stems(docs: Docs, passage: ContentHit) -> frozenset[str]:

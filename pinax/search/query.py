@@ -103,9 +103,7 @@ def search_many(
         ranking.exact_heading_boost,
     )
     shape = member_query(query)  # `str methods`: an owner and a kind of member
-    # some manifests without text: a short query's text would lift the others' pages alone
-    mixed = any(d.content is None for d in selected)
-    shares = content_shares(size, ranking, text_only, mixed) if with_content else (1.0, 0.0)
+    shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
     for docs, plan in zip(selected, plans, strict=True):
         vectors = docs.index.vectors if vector is not None else None
         content = docs.content if shares[1] > 0 else None
@@ -117,9 +115,8 @@ def search_many(
     # (unless a candidate's heading is the whole question: the text's sections name it)
     short = shares[1] > 0 and not text_only and size <= ranking.answered_words
     if short and answered([ranked.scores for _, ranked in runs], ranking):
-        pool = ranking.rerank_pool
         named = asked[0] and any(
-            heading_named(docs, ranked.docs[:pool], asked[0])
+            heading_named(docs, ranked.docs, asked[0])
             for docs, (_, ranked) in zip(selected, runs, strict=True)
         )
         shares = shares if named else (1.0, 0.0)

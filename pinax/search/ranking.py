@@ -42,10 +42,6 @@ class Ranking:
     # queries MRR@10 0.759 / 0.768 / 0.770 / 0.770; 0.25, the least that finds them: at 1
     # fastapi's short queries lose R@10 1.000 -> 0.909).
     short_share: float = 0.25
-    # Fanned out over manifests some of which have no text, a short query's share starts
-    # from nothing, as before short_share: the text can only lift the pages of those that
-    # have it (bench/quality/eval_content.py, mdn (no text) with the seven others: R@10
-    # 0.795 with short_share, 0.807 from nothing; ranking.content_share's `mixed`).
     # A query word that no title, heading or symbol has but some page's text does gives
     # content its whole `content_weight`, whatever the query's length (the text is all that
     # knows it: bench/quality/short_queries.py --shares 0, body-only words found in the top 5
@@ -144,24 +140,18 @@ class Ranking:
     content_calibration: float = 2.3
 
     def content_share(
-        self,
-        size: int,
-        weight: float | None = None,
-        text_only: bool = False,
-        mixed: bool = False,
+        self, size: int, weight: float | None = None, text_only: bool = False
     ) -> float:
         """Content's share of the score for a query of `size` words (stop words aside):
         `short_share` of `weight` (default `content_weight`) at `name_words` or fewer, all of
         it from `question_words`, in a line between; all of it when a word is known only to
-        page text (`text_only`). Where some of the manifests searched have no text (`mixed`),
-        nothing at `name_words` or fewer: text would lift the others' pages alone."""
+        page text (`text_only`)."""
         weight = self.content_weight if weight is None else weight
         if text_only:
             return weight
         span = self.question_words - self.name_words
         ramp = min(1.0, max(0.0, (size - self.name_words) / span))
-        floor = 0.0 if mixed else self.short_share
-        return weight * (floor + (1.0 - floor) * ramp)
+        return weight * (self.short_share + (1.0 - self.short_share) * ramp)
 
 
 RANKING = Ranking()
@@ -174,10 +164,8 @@ def content_formula(ranking: Ranking = RANKING) -> str:
         "+ w x the best section's text score, where w is content_weight scaled by the "
         f"query's length: {ranking.short_share} of it at {ranking.name_words} words or "
         f"fewer, all of it from {ranking.question_words} (stop words aside), and all of it "
-        "when a word is known only to page text; nothing at "
-        f"{ranking.name_words} words or fewer over manifests some of which have no text, and "
-        f"nothing for a query of at most {ranking.answered_words} words whose best title or "
-        "heading match is confident"
+        "when a word is known only to page text; nothing for a query of at most "
+        f"{ranking.answered_words} words whose best title or heading match is confident"
     )
 
 

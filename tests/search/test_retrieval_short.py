@@ -113,21 +113,3 @@ def test_a_short_query_the_titles_answer_reads_no_text(tmp_path: Path) -> None:
     assert not any(_fused(tools, "watchers", RANKING))  # "Watchers" is a confident title
     assert any(_fused(tools, "reactive state", RANKING))  # no title answers: the text does
     assert any(_fused(tools, "petite", RANKING))  # a word only the text knows
-
-
-def test_short_queries_over_manifests_some_without_text_rank_by_titles(tmp_path: Path) -> None:
-    """Text would lift only the pages of the manifests that have it: a short query's share
-    starts from nothing there, but a word only the text knows is still read."""
-    assert RANKING.content_share(1, mixed=True) == 0.0
-    assert RANKING.content_share(1, text_only=True, mixed=True) == RANKING.content_weight
-    tools = site(tmp_path, VUE)
-    other = tmp_path / "other.json"
-    page = {"url": "https://other.example.com/state", "title": "Reactive state stores"}
-    data = {"pinax_manifest": 1, "name": "other", "url": "https://other.example.com/"}
-    other.write_text(json.dumps({**data, "pages": [page]}))
-    both = Library.load([tmp_path / "vue.json", other], index_dir=tmp_path / "cache2")
-    both.load_contents()
-    mixed = Tools(both)
-    assert not any(_fused(mixed, "reactive state", RANKING))
-    assert any(_fused(tools, "reactive state", RANKING))  # (vue alone reads its text)
-    assert any(_fused(mixed, "petite", RANKING))

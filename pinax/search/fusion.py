@@ -185,12 +185,15 @@ def heading_named(docs: Docs, pages: Sequence[int], stems: frozenset[str]) -> bo
     return False
 
 
-def heading_stems(docs: Docs, passage: ContentHit) -> frozenset[str]:
-    """The content stems of the heading of a page's best section (none for the lead)."""
+def heading_is(docs: Docs, passage: ContentHit, stems: frozenset[str]) -> bool:
+    """Whether the content stems of the heading of a page's best section (none for the lead)
+    are exactly `stems` (a heading without each stem's first letters is not analysed)."""
     assert docs.content is not None
     number, own = docs.content.heading(passage.section)
-    text = docs.place(passage.doc, number)[0].rsplit(" > ", 1)[-1] if number >= 0 else own
-    return frozenset(query_terms(text)) if text else frozenset()
+    text = docs.pages.heading(number).title if number >= 0 else own
+    if not text or not all(stem[:3] in text.lower() for stem in stems):
+        return False
+    return frozenset(query_terms(text)) == stems
 
 
 def fused(
@@ -220,7 +223,7 @@ def fused(
         lexical = hit.score if hit is not None else 0.0
         content = passage.score if passage is not None else 0.0
         score = max(lexical, (title_weight * lexical + content_weight * content) / total)
-        if stems and passage is not None and heading_stems(docs, passage) == stems:
+        if stems and passage is not None and heading_is(docs, passage, stems):
             score = 1.0 - (1.0 - score) / boost
         score = round(score, 4)
         scored.append((-score, hit.rank if hit is not None else keep, doc, lexical, content))

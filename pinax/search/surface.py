@@ -62,6 +62,12 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def headings(docs: Docs, doc: int) -> list[str]:
+    """A page's heading texts, from the page table (not the whole page)."""
+    table, starts = docs.pages, docs.pages.outline_start
+    return [table.heading(at).title for at in range(int(starts[doc]), int(starts[doc + 1]))]
+
+
 def surface_first(
     found: list[Candidate], docs: Docs, typed: frozenset[str], share: float, look: int
 ) -> list[Candidate]:
@@ -70,13 +76,15 @@ def surface_first(
     not the typed one, scoring `share` of their score; ranked anew."""
     wanted = {(stem(word), base(word)) for word in typed}
     stems = {root for root, _ in wanted}
+    marks = {root[:3] for root in stems}
     changed = False
     result = list(found)
     for at, hit in enumerate(found[:look]):
         if hit.passage >= 0:  # found by its text, which keeps stems only: no say here
             continue
-        page = docs.pages[hit.doc]
-        texts = [page.title, *(heading.title for heading in page.outline)]
+        texts = [docs.pages.title(hit.doc), *headings(docs, hit.doc)]
+        # (a text without a stem's first letters has none of its words: not analysed)
+        texts = [text for text in texts if any(m in text.lower() for m in marks)]
         written = {(stem(w), w) for text in texts for w, _ in words(text)}
         families = {(root, base(w)) for root, w in written if root in stems}
         if any(root in stems for root, _ in families) and not wanted & families:

@@ -44,7 +44,6 @@ from pinax.manifest import (
     read_page_texts,
     write_page_texts,
 )
-from pinax.search import RANKING
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,20 +149,7 @@ for label, group in (("questions", asked), ("anchor", anchors)):
             content.search(query, 30)
             alone.append(time.perf_counter() - t)
     timings[label] = (whole, alone)
-# Short queries with and without the rule that skips the text where titles answer
-# (answered_words), each query timed both ways in turn: the same process, the same moment.
-from dataclasses import replace
-from pinax.search import RANKING, search_many
-always = replace(RANKING, answered_words=0)
-chosen = library.all()
-rules = {{"answered": [], "always": []}}
-for turn, query in enumerate(anchors):  # (each rule first every other query: warm alike)
-    order = (("answered", RANKING), ("always", always))
-    for name, ranking in order if turn % 2 else order[::-1]:
-        t = time.perf_counter()
-        search_many(chosen, query, 10, ranking)
-        rules[name].append(time.perf_counter() - t)
-print(json.dumps({{"load": loaded, "anon": anon(), "timings": timings, "rules": rules}}))
+print(json.dumps({{"load": loaded, "anon": anon(), "timings": timings}}))
 """
 
 
@@ -294,20 +280,6 @@ def main() -> None:
                 f"| {label} | {p50:.2f} / {p99:.2f} | {a50:.2f} / {a99:.2f} | {off[0]:.2f} / "
                 f"{off[1]:.2f} | {f'{t[0]:.2f} / {t[1]:.2f}' if t else 'not installed'} |"
             )
-        rules = with_content["rules"]
-        for _ in range(2):  # more samples: the machine is shared
-            for name, times in child(manifest, cache, True, query_file)["rules"].items():
-                rules[name] += times
-        print("\n| anchor-text queries, both rules in turn (3 runs) | p50 / p99 ms |\n|---|---|")
-        for name, what in (
-            ("always", "text read for every short query (answered_words 0)"),
-            (
-                "answered",
-                f"text skipped where titles answer (answered_words {RANKING.answered_words})",
-            ),
-        ):
-            p50, p99 = percentiles(rules[name])
-            print(f"| {what} | {p50:.2f} / {p99:.2f} |")
         if theirs:
             print(
                 f"\ntantivy: built in {theirs['build']:.1f} s, {theirs['size'] / 1e6:,.0f} MB "

@@ -158,33 +158,6 @@ def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tupl
     return 1.0 - share, share
 
 
-def answered(scores: Sequence[Sequence[float]], ranking: Ranking) -> bool:
-    """Whether the titles' best hit over all the manifests' lexical `scores` (each best first)
-    is confident: at least `high_score`, ahead of the next by `high_margin`."""
-    ranked = sorted((s for one in scores for s in one[:2]), reverse=True)
-    if not ranked:
-        return False
-    second = ranked[1] if len(ranked) > 1 else 0.0
-    return ranked[0] >= ranking.high_score and ranked[0] - second >= ranking.high_margin
-
-
-HEADINGS_LOOKED = 10  # best candidates whose headings may be the question (a strong match)
-
-
-def heading_named(docs: Docs, pages: Sequence[int], stems: frozenset[str]) -> bool:
-    """Whether one of the first `HEADINGS_LOOKED` of `pages` has a heading whose content
-    stems are exactly `stems` (a heading without each stem's first letters is not read)."""
-    table, starts = docs.pages, docs.pages.outline_start
-    marks = [stem[:3] for stem in stems]
-    for doc in pages[:HEADINGS_LOOKED]:
-        for at in range(int(starts[doc]), int(starts[doc + 1])):
-            title = table.heading(at).title
-            lowered = title.lower()
-            if all(mark in lowered for mark in marks) and frozenset(query_terms(title)) == stems:
-                return True
-    return False
-
-
 def heading_is(docs: Docs, passage: ContentHit, stems: frozenset[str]) -> bool:
     """Whether the content stems of the heading of a page's best section (none for the lead)
     are exactly `stems` (a heading without each stem's first letters is not analysed)."""

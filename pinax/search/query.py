@@ -17,13 +17,11 @@ from pinax.search.docs import Docs
 from pinax.search.fusion import (
     Candidate,
     alike_discount,
-    answered,
     blended,
     content_shares,
     corrections,
     discounted,
     fused,
-    heading_named,
     with_members,
 )
 from pinax.search.index import known_words, pooled, text_words
@@ -104,25 +102,13 @@ def search_many(
     )
     shape = member_query(query)  # `str methods`: an owner and a kind of member
     shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
+    content_share = shares[1]
     for docs, plan in zip(selected, plans, strict=True):
         vectors = docs.index.vectors if vector is not None else None
-        content = docs.content if shares[1] > 0 else None
+        content = docs.content if content_share > 0 else None
         # What is wanted, or a pool to re-rank or fuse.
         pool = wanted if vectors is None and content is None else ranking.rerank_pool
         runs.append((vectors, docs.index.run(plan, max(wanted, pool), explain)))
-    # A short query that titles and headings already answer (a confident top hit) reads no
-    # text: a short query's text can lift no page past such a hit (see `answered_words`).
-    # (unless a candidate's heading is the whole question: the text's sections name it)
-    short = shares[1] > 0 and not text_only and size <= ranking.answered_words
-    if short and answered([ranked.scores for _, ranked in runs], ranking):
-        named = asked[0] and any(
-            heading_named(docs, ranked.docs, asked[0])
-            for docs, (_, ranked) in zip(selected, runs, strict=True)
-        )
-        shares = shares if named else (1.0, 0.0)
-    content_share = shares[1]
-    for docs in selected:
-        content = docs.content if content_share > 0 else None
         # (a short query, where content counts for less, reads less of it)
         reach = content_share / content_weight if content is not None else 0.0
         said.append(

@@ -46,11 +46,6 @@ class Ranking:
     # content its whole `content_weight`, whatever the query's length (the text is all that
     # knows it: bench/quality/short_queries.py --shares 0, body-only words found in the top 5
     # on the even rows 0.757 with this rule alone, where content had no share at all before).
-    # A query of at most this many words (stop words aside, none known only to page text)
-    # whose titles' top hit is confident (`high_score`, `high_margin`) reads no page text:
-    # at a share of content_weight x short_share or so, no text lifts another page past it,
-    # and the text costs most of a short query's time (0: always read).
-    answered_words: int = 4
     # Lexical candidates each manifest re-scores by meaning (set by hand; bench/eval_semantic.py).
     rerank_pool: int = 30
     # Pages each manifest's content ranking offers the fusion (set by hand; bench/eval_content.py).
@@ -164,8 +159,7 @@ def content_formula(ranking: Ranking = RANKING) -> str:
         "+ w x the best section's text score, where w is content_weight scaled by the "
         f"query's length: {ranking.short_share} of it at {ranking.name_words} words or "
         f"fewer, all of it from {ranking.question_words} (stop words aside), and all of it "
-        "when a word is known only to page text; nothing for a query of at most "
-        f"{ranking.answered_words} words whose best title or heading match is confident"
+        "when a word is known only to page text"
     )
 
 

@@ -4,12 +4,11 @@ title that answers still leads, and a heading that is the whole question is a st
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 from pinax.library import Library
 from pinax.manifest import PageText, Section, companion_path, write_page_texts
-from pinax.search import RANKING, Ranking, search_many
+from pinax.search import RANKING
 from pinax.search.tokens import stem, stemmer
 from pinax.tools import Tools
 
@@ -98,18 +97,3 @@ def test_an_irregular_participle_meets_its_verb_by_its_stem(tmp_path: Path) -> N
     found = tools.search_pages("shown", limit=5)
     assert found["results"][0]["url"].endswith("/dialogs"), found
     assert "shown" not in json.dumps(found.get("also_matched", {})), found  # not a correction
-
-
-def _fused(tools: Tools, query: str, ranking: Ranking) -> list[bool]:
-    """Whether each hit's score took page text in (its explanation names content)."""
-    hits = search_many(tools.library.all(), query, 5, ranking, explain=True).hits
-    return ["content" in (hit.explain or {}) for hit in hits]
-
-
-def test_a_short_query_the_titles_answer_reads_no_text(tmp_path: Path) -> None:
-    tools = site(tmp_path, VUE)
-    always = replace(RANKING, answered_words=0)
-    assert any(_fused(tools, "watchers", always))  # the text is read without the rule
-    assert not any(_fused(tools, "watchers", RANKING))  # "Watchers" is a confident title
-    assert any(_fused(tools, "reactive state", RANKING))  # no title answers: the text does
-    assert any(_fused(tools, "petite", RANKING))  # a word only the text knows

@@ -18,6 +18,7 @@ from pinax.search.index import Plan, Ranked
 from pinax.search.members import member_pages
 from pinax.search.ranking import Ranking
 from pinax.search.semantic import Vectors
+from pinax.search.tokens import stem_mark
 
 if TYPE_CHECKING:
     from pinax.search.docs import Docs
@@ -160,11 +161,11 @@ def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tupl
 
 def heading_is(docs: Docs, passage: ContentHit, stems: frozenset[str]) -> bool:
     """Whether the content stems of the heading of a page's best section (none for the lead)
-    are exactly `stems` (a heading without each stem's first letters is not analysed)."""
+    are exactly `stems` (a heading without each stem's `stem_mark` is not analysed)."""
     assert docs.content is not None
     number, own = docs.content.heading(passage.section)
     text = docs.pages.heading(number).title if number >= 0 else own
-    if not text or not all(stem[:3] in text.lower() for stem in stems):
+    if not text or not all(stem_mark(stem) in text.lower() for stem in stems):
         return False
     return frozenset(query_terms(text)) == stems
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pinax.search.tokens import LEMMAS, STOP_WORDS, stem, words
+from pinax.search.tokens import LEMMAS, STOP_WORDS, stem, stem_mark, words
 
 if TYPE_CHECKING:
     from pinax.search.docs import Docs
@@ -76,14 +76,14 @@ def surface_first(
     not the typed one, scoring `share` of their score; ranked anew."""
     wanted = {(stem(word), base(word)) for word in typed}
     stems = {root for root, _ in wanted}
-    marks = {root[:3] for root in stems}
+    marks = {stem_mark(root) for root in stems}
     changed = False
     result = list(found)
     for at, hit in enumerate(found[:look]):
         if hit.passage >= 0:  # found by its text, which keeps stems only: no say here
             continue
         texts = [docs.pages.title(hit.doc), *headings(docs, hit.doc)]
-        # (a text without a stem's first letters has none of its words: not analysed)
+        # (a text without a stem's mark has none of its words: not analysed)
         texts = [text for text in texts if any(m in text.lower() for m in marks)]
         written = {(stem(w), w) for text in texts for w, _ in words(text)}
         families = {(root, base(w)) for root, w in written if root in stems}

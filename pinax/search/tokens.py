@@ -244,6 +244,12 @@ def stem(word: str) -> str:
 INFLECTIONS = frozenset(("", "s", "es", "e", "ed", "d", "ing", "l", "ly", "y", "ies", "er", "ers"))
 
 
+def stem_mark(root: str) -> str:
+    """Letters every word of a stem holds (its first three, short of its last: `use` of
+    `using`, `lazi` of `lazy`): a text without them has no word of that stem."""
+    return root[: max(1, min(3, len(root) - 1))]
+
+
 def stem_form(word: str) -> bool:
     """Whether a lower-case word is its stem plus one of the usual `INFLECTIONS`: an index
     that knows the stem knows the word."""

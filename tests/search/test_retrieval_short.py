@@ -9,7 +9,7 @@ from pathlib import Path
 from pinax.library import Library
 from pinax.manifest import PageText, Section, companion_path, write_page_texts
 from pinax.search import RANKING
-from pinax.search.tokens import stem, stemmer
+from pinax.search.tokens import stem, stem_mark, stemmer
 from pinax.tools import Tools
 
 FILLER = "Components render templates and update the page when state changes. " * 3
@@ -97,3 +97,11 @@ def test_an_irregular_participle_meets_its_verb_by_its_stem(tmp_path: Path) -> N
     found = tools.search_pages("shown", limit=5)
     assert found["results"][0]["url"].endswith("/dialogs"), found
     assert "shown" not in json.dumps(found.get("also_matched", {})), found  # not a correction
+
+
+def test_every_form_of_a_stem_holds_its_mark() -> None:
+    """The cheap checks skip a heading without a stem's mark: no form may lack it (`using`
+    is stemmed `use`, `lazily` `lazili`, `shown` `show`)."""
+    forms = "using uses lazily lazy studies studying configuring shown written vue go gone"
+    for word in forms.split():
+        assert stem_mark(stem(word)) in word, word

@@ -108,7 +108,7 @@ class Ranking:
     # A typed word whose stem other written words share (`customer`, `custom`): a page whose
     # title and headings lack the form typed keeps this share of its score (tuned on the
     # 673 even DEV rows the rule looks at, bench/experiments/tune_factors.py: MRR@10 0.706
-    # at 0.5, 0.708 at 0.85 (the best), 0.707 at 1 (the rule off); on the 679 odd rows
+    # at 0.5, 0.708 at 0.85 (the best), 0.706 at 1 (the rule off); on the 679 odd rows
     # 0.688 with it, 0.684 off, R@10 0.853 / 0.857).
     stem_only_share: float = 0.85
     # Words shorter than this are never corrected; words this long may be two edits away

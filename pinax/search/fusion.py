@@ -18,7 +18,7 @@ from pinax.search.index import Plan, Ranked
 from pinax.search.members import member_pages
 from pinax.search.ranking import Ranking
 from pinax.search.semantic import Vectors
-from pinax.search.tokens import stem_mark
+from pinax.search.tokens import holds_marks, stem_mark
 
 if TYPE_CHECKING:
     from pinax.search.docs import Docs
@@ -165,7 +165,7 @@ def heading_is(docs: Docs, passage: ContentHit, stems: frozenset[str]) -> bool:
     assert docs.content is not None
     number, own = docs.content.heading(passage.section)
     text = docs.pages.heading(number).title if number >= 0 else own
-    if not text or not all(stem_mark(stem) in text.lower() for stem in stems):
+    if not text or not holds_marks(text, map(stem_mark, stems)):
         return False
     return frozenset(query_terms(text)) == stems
 

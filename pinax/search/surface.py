@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pinax.search.tokens import LEMMAS, STOP_WORDS, stem, stem_mark, words
+from pinax.search.tokens import LEMMAS, STOP_WORDS, holds_marks, stem, stem_mark, words
 
 if TYPE_CHECKING:
     from pinax.search.docs import Docs
@@ -84,7 +84,7 @@ def surface_first(
             continue
         texts = [docs.pages.title(hit.doc), *headings(docs, hit.doc)]
         # (a text without a stem's mark has none of its words: not analysed)
-        texts = [text for text in texts if any(m in text.lower() for m in marks)]
+        texts = [text for text in texts if any(holds_marks(text, (m,)) for m in marks)]
         written = {(stem(w), w) for text in texts for w, _ in words(text)}
         families = {(root, base(w)) for root, w in written if root in stems}
         if any(root in stems for root, _ in families) and not wanted & families:

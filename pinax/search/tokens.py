@@ -16,7 +16,7 @@ import functools
 import itertools
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -248,6 +248,16 @@ def stem_mark(root: str) -> str:
     """Letters every word of a stem holds (its first three, short of its last: `use` of
     `using`, `lazi` of `lazy`): a text without them has no word of that stem."""
     return root[: max(1, min(3, len(root) - 1))]
+
+
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def holds_marks(text: str, marks: Iterable[str]) -> bool:
+    """Whether a text, lower-cased and without separators (`Re-rendering` as `rerendering`,
+    where `re-render` is one token too), holds every one of `marks` (see `stem_mark`)."""
+    squashed = _NOT_WORD.sub("", text.lower())
+    return all(mark in squashed for mark in marks)
 
 
 def stem_form(word: str) -> bool:

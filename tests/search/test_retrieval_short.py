@@ -9,7 +9,7 @@ from pathlib import Path
 from pinax.library import Library
 from pinax.manifest import PageText, Section, companion_path, write_page_texts
 from pinax.search import RANKING
-from pinax.search.tokens import stem, stem_mark, stemmer
+from pinax.search.tokens import holds_marks, stem, stem_mark, stemmer
 from pinax.tools import Tools
 
 FILLER = "Components render templates and update the page when state changes. " * 3
@@ -105,3 +105,6 @@ def test_every_form_of_a_stem_holds_its_mark() -> None:
     forms = "using uses lazily lazy studies studying configuring shown written vue go gone"
     for word in forms.split():
         assert stem_mark(stem(word)) in word, word
+    # `re-render` is also one token, `rerend`: a heading "Re-rendering" holds its mark
+    assert holds_marks("Re-rendering a list", [stem_mark(stem("rerender"))])
+    assert not holds_marks("Rendering a list", [stem_mark(stem("rerender"))])

@@ -44,7 +44,7 @@ RAW_DEFLATE = -15  # zlib's window bits for a stream without header or checksum
 WINDOW = 1 << 15  # deflate's window: the most of a preset dictionary it uses
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 CALIBRATION = RANKING.content_calibration  # a section with every query word once scores 0.9
-FORMAT = 5  # 5: code marks kept in the plain text (`httpx[http2]`, `16 * 1000`)
+FORMAT = 6  # 6: irregular forms stemmed as their word (`shown` as `show`: tokens.LEMMAS)
 KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
 CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 

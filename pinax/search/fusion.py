@@ -18,6 +18,7 @@ from pinax.search.index import Plan, Ranked
 from pinax.search.members import member_pages
 from pinax.search.ranking import Ranking
 from pinax.search.semantic import Vectors
+from pinax.search.tokens import holds_marks, stem_mark
 
 if TYPE_CHECKING:
     from pinax.search.collection import Collection
@@ -158,12 +159,15 @@ def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tupl
     return 1.0 - share, share
 
 
-def heading_stems(docs: Collection, passage: ContentHit) -> frozenset[str]:
-    """The content stems of the heading of a page's best section (none for the lead)."""
+def heading_is(docs: Collection, passage: ContentHit, stems: frozenset[str]) -> bool:
+    """Whether the content stems of the heading of a page's best section (none for the lead)
+    are exactly `stems` (a heading without each stem's `stem_mark` is not analysed)."""
     assert docs.content is not None
     number, own = docs.content.heading(passage.section)
-    text = docs.place(passage.doc, number)[0].rsplit(" > ", 1)[-1] if number >= 0 else own
-    return frozenset(query_terms(text)) if text else frozenset()
+    text = docs.pages.heading(number).title if number >= 0 else own
+    if not text or not holds_marks(text, map(stem_mark, stems)):
+        return False
+    return frozenset(query_terms(text)) == stems
 
 
 def fused(
@@ -193,7 +197,7 @@ def fused(
         lexical = hit.score if hit is not None else 0.0
         content = passage.score if passage is not None else 0.0
         score = max(lexical, (title_weight * lexical + content_weight * content) / total)
-        if stems and passage is not None and heading_stems(docs, passage) == stems:
+        if stems and passage is not None and heading_is(docs, passage, stems):
             score = 1.0 - (1.0 - score) / boost
         score = round(score, 4)
         scored.append((-score, hit.rank if hit is not None else keep, doc, lexical, content))

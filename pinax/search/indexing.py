@@ -69,7 +69,8 @@ FIELDS = ("title", "slug", "section", "description", "children", "phrase", "head
 FIELD_WEIGHTS, FIELD_B = RANKING.field_weights, RANKING.field_b
 K1 = RANKING.k1
 DEPTH_PENALTY = RANKING.depth_penalty
-FORMAT = 7  # bump when the arrays or what they mean change (tokens, fields, weights)
+FORMAT = 8  # bump when the arrays or what they mean change (tokens, fields, weights)
+# (8: irregular forms stemmed as the word they are forms of: tokens.LEMMAS)
 ANALYSED = 1 << 18  # distinct chunks analysed at a time
 MIN_PLURAL = 4  # shorter words ending in s are not taken for plurals
 

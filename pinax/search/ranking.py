@@ -102,11 +102,14 @@ class Ranking:
     heading_question_words: int = 3
     # An owner and a kind of member (`str methods`): the page documenting most of that
     # owner's members of that kind scores at least this (set by hand: above a title that
-    # merely shares a word, below a title that is the query, 0.9 and up).
+    # merely shares a word, below a title that is the query, 0.9 and up; no DEV row has
+    # that shape: bench/experiments/tune_factors.py touches 0 even and 0 odd rows).
     member_score: float = 0.85
     # A typed word whose stem other written words share (`customer`, `custom`): a page whose
-    # title and headings lack the form typed keeps this share of its score (set by hand;
-    # bench/quality/eval_sections.py and eval_search.py before and after).
+    # title and headings lack the form typed keeps this share of its score (tuned on the
+    # 673 even DEV rows the rule looks at, bench/experiments/tune_factors.py: MRR@10 0.706
+    # at 0.5, 0.708 at 0.85 (the best), 0.706 at 1 (the rule off); on the 679 odd rows
+    # 0.688 with it, 0.684 off, R@10 0.853 / 0.857).
     stem_only_share: float = 0.85
     # Words shorter than this are never corrected; words this long may be two edits away
     # (set by hand; bench/eval_search.py typo sets).

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from pinax.search.tokens import STOP_WORDS, stem, words
+from pinax.search.tokens import LEMMAS, STOP_WORDS, holds_marks, stem, stem_mark, words
 
 if TYPE_CHECKING:
     from pinax.search.collection import Collection
@@ -28,12 +28,12 @@ PLAIN_FORMS = frozenset(("", "s", "es", "e", "ed", "d", "ing", "ies", "y"))
 
 def base(word: str) -> str:
     """A word's family among those of its stem: "" for the stem's plain forms (`custom`,
-    `customs`; `charge`, `charged`), else the word without a plural's `s` (`customer` of
-    `customers`, `customize`)."""
+    `customs`; `charge`, `charged`; `shown` of `show`), else the word without a plural's
+    `s` (`customer` of `customers`, `customize`)."""
     root = stem(word)
     if root.endswith("i") and not word.startswith(root):
         root = root[:-1] + "y"
-    if word.startswith(root) and word[len(root) :] in PLAIN_FORMS:
+    if word in LEMMAS or (word.startswith(root) and word[len(root) :] in PLAIN_FORMS):
         return ""
     return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
 
@@ -62,6 +62,12 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def headings(docs: Collection, doc: int) -> list[str]:
+    """A page's heading texts, from the page table (not the whole page)."""
+    table, starts = docs.pages, docs.pages.outline_start
+    return [table.heading(at).title for at in range(int(starts[doc]), int(starts[doc + 1]))]
+
+
 def surface_first(
     found: list[Candidate], docs: Collection, typed: frozenset[str], share: float, look: int
 ) -> list[Candidate]:
@@ -70,13 +76,15 @@ def surface_first(
     not the typed one, scoring `share` of their score; ranked anew."""
     wanted = {(stem(word), base(word)) for word in typed}
     stems = {root for root, _ in wanted}
+    marks = {stem_mark(root) for root in stems}
     changed = False
     result = list(found)
     for at, hit in enumerate(found[:look]):
         if hit.passage >= 0:  # found by its text, which keeps stems only: no say here
             continue
-        page = docs.pages[hit.doc]
-        texts = [page.title, *(heading.title for heading in page.outline)]
+        texts = [docs.pages.title(hit.doc), *headings(docs, hit.doc)]
+        # (a text without a stem's mark has none of its words: not analysed)
+        texts = [text for text in texts if any(holds_marks(text, (m,)) for m in marks)]
         written = {(stem(w), w) for text in texts for w, _ in words(text)}
         families = {(root, base(w)) for root, w in written if root in stems}
         if any(root in stems for root, _ in families) and not wanted & families:

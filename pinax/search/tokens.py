@@ -16,7 +16,7 @@ import functools
 import itertools
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -177,13 +177,64 @@ def phrases(stems: Sequence[str]) -> list[str]:
     return [f"{a} {b}" for a, b in itertools.pairwise(stems) if len(a) + len(b) < MAX_TOKEN_LENGTH]
 
 
+# Past participles in -n the stemmer leaves alone (`shown` stays `shown`), each with the verb
+# it is a form of: stemmed as that verb, so "shown" meets "show" and "shows" in both indexes
+# (baked: a change bumps both formats). Only these: a past tense or an irregular plural is
+# often another word (`broke`, `ran`, `left`, `children` beside `child` measured worse on
+# the DEV questions: bench/quality/eval_content.py).
+LEMMAS = {
+    form: base
+    for base, forms in (
+        ("arise", "arisen"),
+        ("begin", "begun"),
+        ("bite", "bitten"),
+        ("blow", "blown"),
+        ("break", "broken"),
+        ("choose", "chosen"),
+        ("draw", "drawn"),
+        ("drive", "driven"),
+        ("eat", "eaten"),
+        ("fall", "fallen"),
+        ("fly", "flown"),
+        ("forbid", "forbidden"),
+        ("forget", "forgotten"),
+        ("freeze", "frozen"),
+        ("get", "gotten"),
+        ("give", "given"),
+        ("go", "gone"),
+        ("grow", "grown"),
+        ("hide", "hidden"),
+        ("know", "known"),
+        ("override", "overridden"),
+        ("rewrite", "rewritten"),
+        ("ride", "ridden"),
+        ("rise", "risen"),
+        ("see", "seen"),
+        ("shake", "shaken"),
+        ("show", "shown"),
+        ("speak", "spoken"),
+        ("steal", "stolen"),
+        ("strike", "stricken"),
+        ("take", "taken"),
+        ("throw", "thrown"),
+        ("undo", "undone"),
+        ("wake", "woken"),
+        ("wear", "worn"),
+        ("withdraw", "withdrawn"),
+        ("write", "written"),
+    )
+    for form in forms.split()
+}
+
+
 @functools.lru_cache(maxsize=1 << 18)
 def stem(word: str) -> str:
-    """The index term of a lower-case word (its Snowball English stem; digits left alone)."""
+    """The index term of a lower-case word (its Snowball English stem, an irregular form's
+    of the word it is a form of: `LEMMAS`; digits left alone)."""
     if len(word) <= 2 or not word.isalpha():
         return word
     with _STEMMER_LOCK:  # a stemmer object is not safe to share between threads
-        return _STEMMER.stemWord(word)
+        return _STEMMER.stemWord(LEMMAS.get(word, word))
 
 
 # What an English word adds to its stem when it is one of that stem's usual forms
@@ -193,9 +244,27 @@ def stem(word: str) -> str:
 INFLECTIONS = frozenset(("", "s", "es", "e", "ed", "d", "ing", "l", "ly", "y", "ies", "er", "ers"))
 
 
+def stem_mark(root: str) -> str:
+    """Letters every word of a stem holds (its first three, short of its last: `use` of
+    `using`, `lazi` of `lazy`): a text without them has no word of that stem."""
+    return root[: max(1, min(3, len(root) - 1))]
+
+
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+def holds_marks(text: str, marks: Iterable[str]) -> bool:
+    """Whether a text, lower-cased and without separators (`Re-rendering` as `rerendering`,
+    where `re-render` is one token too), holds every one of `marks` (see `stem_mark`)."""
+    squashed = _NOT_WORD.sub("", text.lower())
+    return all(mark in squashed for mark in marks)
+
+
 def stem_form(word: str) -> bool:
     """Whether a lower-case word is its stem plus one of the usual `INFLECTIONS`: an index
     that knows the stem knows the word."""
+    if word in LEMMAS:  # `shown`: a form of `show`
+        return True
     root = stem(word)
     if root.endswith("i") and not word.startswith(root):  # `lengthy` -> `lengthi`
         root = root[:-1] + "y"
@@ -212,7 +281,8 @@ def stemmer() -> Callable[[list[str]], list[str]]:
         length = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
         stemmed = alpha & (length > 2)  # what `stem` changes
         stems = np.array(words, dtype=object)
-        stems[stemmed] = stem_words(list(itertools.compress(words, stemmed)))
+        plain = list(itertools.compress(words, stemmed))
+        stems[stemmed] = stem_words(list(map(LEMMAS.get, plain, plain)))
         return stems.tolist()
 
     return stem_all

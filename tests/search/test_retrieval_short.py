@@ -9,6 +9,7 @@ from pathlib import Path
 from pinax.library import Library
 from pinax.manifest import PageText, Section, companion_path, write_page_texts
 from pinax.search import RANKING
+from pinax.search.tokens import holds_marks, stem, stem_mark, stemmer
 from pinax.tools import Tools
 
 FILLER = "Components render templates and update the page when state changes. " * 3
@@ -85,3 +86,25 @@ def test_a_heading_that_is_the_whole_question_leads(tmp_path: Path) -> None:
 
 def test_short_queries_give_content_a_share() -> None:
     assert 0 < RANKING.content_share(1) < RANKING.content_weight
+
+
+def test_an_irregular_participle_meets_its_verb_by_its_stem(tmp_path: Path) -> None:
+    """ "shown" is stemmed as "show" (the stemmer leaves it alone): found as typed, in the
+    titles and in the text, never corrected into another word."""
+    assert stem("shown") == stem("show") == stem("shows")
+    assert stemmer()(["shown", "written", "shows"]) == [stem("show"), stem("write"), "show"]
+    tools = site(tmp_path, {**VUE, "dialogs": [Section(1, "Show a dialog", FILLER)]})
+    found = tools.search_pages("shown", limit=5)
+    assert found["results"][0]["url"].endswith("/dialogs"), found
+    assert "shown" not in json.dumps(found.get("also_matched", {})), found  # not a correction
+
+
+def test_every_form_of_a_stem_holds_its_mark() -> None:
+    """The cheap checks skip a heading without a stem's mark: no form may lack it (`using`
+    is stemmed `use`, `lazily` `lazili`, `shown` `show`)."""
+    forms = "using uses lazily lazy studies studying configuring shown written vue go gone"
+    for word in forms.split():
+        assert stem_mark(stem(word)) in word, word
+    # `re-render` is also one token, `rerend`: a heading "Re-rendering" holds its mark
+    assert holds_marks("Re-rendering a list", [stem_mark(stem("rerender"))])
+    assert not holds_marks("Rendering a list", [stem_mark(stem("rerender"))])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from bench.quality.rest_pages import leftovers, unlabelled_fences
 from pinax.pages.entries import CLOSE, END, START, take_entries
 from pinax.pages.rest import area_of, convert
 from pinax.pages.rst_titles import rst_to_markdown
+from tests.support.work import HANG
 
 FIXTURES = Path(__file__).parent / "fixtures" / "rst"
 
@@ -241,6 +243,27 @@ def test_hostile_pages_give_a_clean_result(text: str) -> None:
     assert not any(c in converted.markdown for c in "\ue000\ue001\ue002")
     assert "<b>" not in re.sub(r"`[^`]*`", "", converted.markdown)  # as code, never raw
     assert "root:" not in converted.markdown  # no file (nor URL) is read by a directive
+
+
+def _spin(seconds: float) -> None:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_a_deadline_swallowed_where_it_landed_is_raised_again() -> None:
+    """The exception can land where it is printed and dropped (a weakref callback, a
+    `__del__`): the deadline raises it again until the parse has stopped."""
+    from pinax.pages.rest.deadline import Deadline, Overtime
+
+    swallowed = []
+    with pytest.raises(Overtime), Deadline(0.05):
+        try:
+            _spin(HANG)
+        except Overtime:
+            swallowed.append("as a weakref callback would")
+        _spin(HANG)  # ran to its end (a hang) without the second raise
+    assert swallowed == ["as a weakref callback would"]
 
 
 def test_a_page_past_the_time_limit_is_read_by_the_fallback(

@@ -70,9 +70,11 @@ class Chosen(NamedTuple):
 class Library:
     """Manifests by identity; the one place that knows which docs are loaded."""
 
-    def __init__(self, manifests: Sequence[Manifest] = (), docs: Sequence[Collection] = ()) -> None:
+    def __init__(
+        self, manifests: Sequence[Manifest] = (), collections: Sequence[Collection] = ()
+    ) -> None:
         self._docs: dict[str, Collection] = {}
-        for entry in [*docs, *(Collection.from_manifest(m) for m in manifests)]:
+        for entry in [*collections, *(Collection.from_manifest(m) for m in manifests)]:
             if entry.identity in self._docs:
                 other = self._docs[entry.identity].source
                 place = "version" if entry.version else "name"
@@ -100,7 +102,7 @@ class Library:
             library = cls([manifest_io.load(p) for p in paths])
         else:
             cache = index_cache(Path(index_dir))
-            library = cls(docs=[open_collection(p, cache) for p in paths])
+            library = cls(collections=[open_collection(p, cache) for p in paths])
         library._content_dir = None if index_dir is None else Path(index_dir) / "content"
         contents = dict(contents or {})
         for path, docs in zip(paths, library.all(), strict=True):
@@ -125,7 +127,7 @@ class Library:
     ) -> Library:
         """This library and `manifests` (built in memory, say from a docs folder) in one;
         `texts[name]` reads a manifest's page text, indexed as its content."""
-        joined = Library(manifests, docs=self.all())
+        joined = Library(manifests, collections=self.all())
         joined._content_dir = self._content_dir
         for name, read in (texts or {}).items():
             joined.get(name).content_source = read
@@ -370,27 +372,27 @@ def _sorted(loaded: Iterable[str | None]) -> list[str]:
     return [v.text for v in sorted(versions.as_version(v) for v in dict.fromkeys(loaded) if v)]
 
 
-def _described(docs: Collection) -> dict[str, Any]:
+def _described(collection: Collection) -> dict[str, Any]:
     """A manifest as list_docs shows it; `content` says whether its text is searched."""
     entry: dict[str, Any] = {
-        "name": docs.name,
-        "title": docs.title,
-        "url": docs.url,
-        "pages": len(docs.pages),
+        "name": collection.name,
+        "title": collection.title,
+        "url": collection.url,
+        "pages": len(collection.pages),
     }
-    if others := _other_hosts(docs.url, docs.site_roots):
+    if others := _other_hosts(collection.url, collection.site_roots):
         entry["hosts"] = others
-    if docs.version is not None:
-        entry["version"] = docs.version
-    if docs.packages is not None:
-        entry["packages"] = list(docs.packages)
-    if docs.content is not None:
-        entry["content"] = {"state": "ready", "pages": docs.content.pages}
-        if docs.content_note:
-            entry["content"]["note"] = docs.content_note
-    elif docs.content_note is not None:
-        entry["content"] = {"state": "unavailable", "reason": docs.content_note}
-    elif docs.content_path is not None:
+    if collection.version is not None:
+        entry["version"] = collection.version
+    if collection.packages is not None:
+        entry["packages"] = list(collection.packages)
+    if collection.content is not None:
+        entry["content"] = {"state": "ready", "pages": collection.content.pages}
+        if collection.content_note:
+            entry["content"]["note"] = collection.content_note
+    elif collection.content_note is not None:
+        entry["content"] = {"state": "unavailable", "reason": collection.content_note}
+    elif collection.content_path is not None:
         entry["content"] = {"state": "indexing"}
     return entry
 

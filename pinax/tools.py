@@ -434,17 +434,17 @@ class Tools:
                 return docs.name
         return None
 
-    def _ttl(self, url: str, docs: Collection | None) -> float | None:
+    def _ttl(self, url: str, collection: Collection | None) -> float | None:
         """The freshness of a page: its manifest's TTL, if one was set."""
-        if docs is None:
+        if collection is None:
             try:
                 origin = origin_of(url)
             except ValueError:  # not a URL: the page reader refuses it
                 return None
-            docs = next((d for d in self.library.all() if origin_of(d.url) == origin), None)
-        if docs is None:
+            collection = next((d for d in self.library.all() if origin_of(d.url) == origin), None)
+        if collection is None:
             return None
-        return self.ttls.get(docs.identity, self.ttls.get(docs.name, docs.ttl))
+        return self.ttls.get(collection.identity, self.ttls.get(collection.name, collection.ttl))
 
 
 def ttls_by_identity(library: Library, ttls: Mapping[str, float]) -> dict[str, float]:
@@ -502,18 +502,18 @@ def _page_row(page: Page) -> dict[str, Any]:
     return {"url": page.url, "title": page.title, "section": page.section}
 
 
-def _versioned(row: dict[str, Any], docs: Collection) -> dict[str, Any]:
-    """The row, with the version of the docs it came from when they state one."""
-    if docs.version:
-        row["version"] = docs.version
+def _versioned(row: dict[str, Any], collection: Collection) -> dict[str, Any]:
+    """The row, with the version of the collection it came from when they state one."""
+    if collection.version:
+        row["version"] = collection.version
     return row
 
 
-def _labelled(docs: Collection | None, page: dict[str, Any]) -> dict[str, Any]:
+def _labelled(collection: Collection | None, page: dict[str, Any]) -> dict[str, Any]:
     """A page read, with its docs' name and version when they state one."""
-    if docs is not None and docs.version:
-        page["docs"] = docs.name
-        page["version"] = docs.version
+    if collection is not None and collection.version:
+        page["docs"] = collection.name
+        page["version"] = collection.version
     return page
 
 

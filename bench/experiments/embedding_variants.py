@@ -184,7 +184,7 @@ def queries(library: Library, name: str, typo: bool, pool: int) -> list[Query]:
         text = " ".join(fixed.get(w.lower()) or w for w in row["query"].split())
         found = (docs.pages.find(url) for url in row["expected"])
         expected = {page for page in found if page is not None}
-        out.append(Query(text, expected, ranked.docs, np.asarray(ranked.scores)))
+        out.append(Query(text, expected, ranked.pages, np.asarray(ranked.scores)))
     return out
 
 

@@ -50,8 +50,8 @@ def lexical_ranks(library: Library, name: str, queries: list[dict]) -> list[tupl
     for row in queries:
         ranked = docs.index.run(docs.index.plan(row["query"]), DEPTH)
         expected = {docs.pages.find(url) for url in row["expected"]}
-        rank = next((at + 1 for at, doc in enumerate(ranked.docs) if doc in expected), 0)
-        out.append((ranked.docs, rank))
+        rank = next((at + 1 for at, doc in enumerate(ranked.pages) if doc in expected), 0)
+        out.append((ranked.pages, rank))
     return out
 
 
@@ -96,12 +96,12 @@ def best_share(library: Library, name: str, queries: list[dict], pool: int) -> f
     for row in queries:
         ranked = docs.index.run(docs.index.plan(row["query"]), pool)
         vector = query_vector(row["query"])
-        if not ranked.docs or vector is None or vectors is None:
+        if not ranked.pages or vector is None or vectors is None:
             continue
         expected = {docs.pages.find(url) for url in row["expected"]}
-        wanted = np.asarray([doc in expected for doc in ranked.docs])
+        wanted = np.asarray([doc in expected for doc in ranked.pages])
         lexical = np.asarray(ranked.scores)
-        embedding = np.asarray(vectors.score(vector, ranked.docs)[0])
+        embedding = np.asarray(vectors.score(vector, ranked.pages)[0])
         order = np.arange(len(lexical))
         for share in SHARES:
             blend = np.round((1 - share) * lexical + share * embedding, 4)

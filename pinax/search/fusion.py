@@ -30,7 +30,7 @@ class Candidate(NamedTuple):
     score: float
     rank: int  # in its manifest's ranking
     order: int  # its manifest's place among the selected
-    docs: Collection
+    collection: Collection
     doc: int
     detail: dict[str, Any] | None
     meant: int  # the heading closest in meaning (where meaning re-ranked), else -1
@@ -49,15 +49,15 @@ def blended(
     """One manifest's candidates re-scored by meaning, the `keep` best first, as (score, page,
     explain, the heading closest in meaning where closer than the title, else -1); with
     `rescue`, that many pages found by meaning alone (lexical 0: words found nothing)."""
-    docs = list(ranked.docs)
+    pages = list(ranked.pages)
     lexical = list(ranked.scores)
-    details: list[dict[str, Any] | None] = list(ranked.explain or [None] * len(docs))
+    details: list[dict[str, Any] | None] = list(ranked.explain or [None] * len(pages))
     if rescue:
-        rescued = vectors.nearest(vector, rescue, set(docs))
-        docs += rescued
+        rescued = vectors.nearest(vector, rescue, set(pages))
+        pages += rescued
         lexical += [0.0] * len(rescued)
         details += [{"terms": [], "rescued": "by meaning"} if explain else None] * len(rescued)
-    embedding, headings = vectors.score(vector, docs)
+    embedding, headings = vectors.score(vector, pages)
     lexical_weight, embedding_weight = weights
     total = lexical_weight + embedding_weight
     blend = [
@@ -65,8 +65,8 @@ def blended(
         for lex, emb in zip(lexical, embedding, strict=True)
     ]
     if not vectors.reranks:  # titles only: words alone score what they found
-        blend[: len(ranked.docs)] = lexical[: len(ranked.docs)]
-        headings = [-1] * len(docs)
+        blend[: len(ranked.pages)] = lexical[: len(ranked.pages)]
+        headings = [-1] * len(pages)
     scored = sorted((-round(score, 4), at) for at, score in enumerate(blend))
     best = []
     for negative, at in scored[:keep]:
@@ -78,7 +78,7 @@ def blended(
                 "embedding": round(embedding[at], 4),
                 "weights": {"lexical": lexical_weight, "embedding": embedding_weight},
             }
-        best.append((-negative, docs[at], detail, headings[at]))
+        best.append((-negative, pages[at], detail, headings[at]))
     return best
 
 
@@ -159,12 +159,12 @@ def content_shares(size: int, ranking: Ranking, text_only: bool = False) -> tupl
     return 1.0 - share, share
 
 
-def heading_is(docs: Collection, passage: ContentHit, stems: frozenset[str]) -> bool:
+def heading_is(collection: Collection, passage: ContentHit, stems: frozenset[str]) -> bool:
     """Whether the content stems of the heading of a page's best section (none for the lead)
     are exactly `stems` (a heading without each stem's `stem_mark` is not analysed)."""
-    assert docs.content is not None
-    number, own = docs.content.heading(passage.section)
-    text = docs.pages.heading(number).title if number >= 0 else own
+    assert collection.content is not None
+    number, own = collection.content.heading(passage.section)
+    text = collection.pages.heading(number).title if number >= 0 else own
     if not text or not holds_marks(text, map(stem_mark, stems)):
         return False
     return frozenset(query_terms(text)) == stems
@@ -173,7 +173,7 @@ def heading_is(docs: Collection, passage: ContentHit, stems: frozenset[str]) -> 
 def fused(
     found: list[Candidate],
     passages: list[ContentHit],
-    docs: Collection,
+    collection: Collection,
     order: int,
     weights: tuple[float, float],
     keep: int,
@@ -197,7 +197,7 @@ def fused(
         lexical = hit.score if hit is not None else 0.0
         content = passage.score if passage is not None else 0.0
         score = max(lexical, (title_weight * lexical + content_weight * content) / total)
-        if stems and passage is not None and heading_is(docs, passage, stems):
+        if stems and passage is not None and heading_is(collection, passage, stems):
             score = 1.0 - (1.0 - score) / boost
         score = round(score, 4)
         scored.append((-score, hit.rank if hit is not None else keep, doc, lexical, content))
@@ -215,13 +215,13 @@ def fused(
             }
         meant = hit.meant if hit is not None else -1
         section = passage.section if passage is not None and content > 0 else -1
-        result.append(Candidate(-negative, rank, order, docs, doc, detail, meant, section))
+        result.append(Candidate(-negative, rank, order, collection, doc, detail, meant, section))
     return result
 
 
 def with_members(
     found: list[Candidate],
-    docs: Collection,
+    collection: Collection,
     order: int,
     asked: tuple[str, tuple[int, ...]],
     ranking: Ranking,
@@ -231,7 +231,7 @@ def with_members(
     members of the kind `asked` (`members.member_query`): a page with the most of them
     scores at least `member_score`, one with fewer that times the square root of its share
     (two at least); ranked anew."""
-    counted = member_pages(docs.pages, *asked)
+    counted = member_pages(collection.pages, *asked)
     if not counted or counted[0][1] < 2:
         return found
     most = counted[0][1]
@@ -241,7 +241,7 @@ def with_members(
         hit = by_doc.get(doc)
         if hit is None:
             detail = {"terms": [], "members": asked[0]} if explain else None
-            by_doc[doc] = Candidate(round(score, 4), len(found), order, docs, doc, detail, -1)
+            by_doc[doc] = Candidate(round(score, 4), len(found), order, collection, doc, detail, -1)
         elif hit.score < score:
             by_doc[doc] = hit._replace(score=round(score, 4))
     ranked = sorted(by_doc.values(), key=lambda hit: (-hit.score, hit.rank))

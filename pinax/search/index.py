@@ -112,7 +112,7 @@ class Ranked:
     """One index's results, best first: page numbers, 0..1 scores (comparable across
     indexes) and, when asked for, where each score comes from."""
 
-    docs: list[int]
+    pages: list[int]
     scores: list[float]
     explain: list[dict[str, Any]] | None = None
 

@@ -47,34 +47,34 @@ def places(shown: list[Candidate], plans: list[Plan]) -> list[Place]:
     for at, hit in enumerate(shown):
         by_library.setdefault(hit.order, []).append(at)
     for order, ats in by_library.items():
-        docs = shown[ats[0]].docs
-        symbols = docs.index.best_symbols([shown[at].doc for at in ats], plans[order])
+        collection = shown[ats[0]].collection
+        symbols = collection.index.best_symbols([shown[at].doc for at in ats], plans[order])
         rest = []  # the hits neither a symbol nor a section found by its text names
         for at, symbol in zip(ats, symbols, strict=True):
             hit = shown[at]
             if symbol >= 0:
-                found = docs.symbol(symbol)
+                found = collection.symbol(symbol)
                 found_places[at] = Place(None, found.anchor, found.name, found.kind)
             elif hit.passage >= 0:
                 found_places[at] = Place(*passage_place(hit))
             else:
                 rest.append(at)
-        headings = docs.index.best_headings([shown[at].doc for at in rest], plans[order])
+        headings = collection.index.best_headings([shown[at].doc for at in rest], plans[order])
         for at, heading in zip(rest, headings, strict=True):
             hit = shown[at]
             heading = heading if heading >= 0 else hit.meant
             if heading >= 0:
-                found_places[at] = Place(*docs.place(hit.doc, heading))
+                found_places[at] = Place(*collection.place(hit.doc, heading))
     return found_places
 
 
 def passage_place(hit: Candidate) -> tuple[str | None, str | None]:
     """Where a section found by its text is: its outline heading, or (when the page's text
     did not match its outline) its own heading without an anchor; none for the lead."""
-    assert hit.docs.content is not None
-    heading, own = hit.docs.content.heading(hit.passage)
+    assert hit.collection.content is not None
+    heading, own = hit.collection.content.heading(hit.passage)
     if heading >= 0:
-        return hit.docs.place(hit.doc, heading)
+        return hit.collection.place(hit.doc, heading)
     return own, None
 
 
@@ -95,14 +95,14 @@ def search_hits(
             margin = min(margin, scores[at - 1] - score)
         snippet = indexed_at = None
         if hit.passage >= 0:
-            content = hit.docs.content
+            content = hit.collection.content
             assert content is not None
             snippet = content.snippet(hit.passage, query) or None  # none: no text
             indexed_at = content.fetched_at(hit.passage)
-        url, title, section = hit.docs.pages.row(hit.doc)
+        url, title, section = hit.collection.pages.row(hit.doc)
         hits.append(
             SearchHit(
-                hit.docs.name,
+                hit.collection.name,
                 url,
                 title,
                 section,

@@ -75,7 +75,7 @@ def search_many(
     merged: list[Candidate] = []
     also_matched: dict[str, list[str]] = {}
     strategy = "bm25"
-    plans = [docs.index.plan(query, trusted=known) for docs in selected]
+    plans = [collection.index.plan(query, trusted=known) for collection in selected]
     if fanned:
         plans = pooled(plans, [d.index for d in selected], [d.name for d in selected])
     lexical_weight, embedding_weight = ranking.lexical_weight, ranking.embedding_weight
@@ -103,24 +103,24 @@ def search_many(
     shape = member_query(query)  # `str methods`: an owner and a kind of member
     shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
     content_share = shares[1]
-    for docs, plan in zip(selected, plans, strict=True):
-        vectors = docs.index.vectors if vector is not None else None
-        content = docs.content if content_share > 0 else None
+    for collection, plan in zip(selected, plans, strict=True):
+        vectors = collection.index.vectors if vector is not None else None
+        content = collection.content if content_share > 0 else None
         # What is wanted, or a pool to re-rank or fuse.
         pool = wanted if vectors is None and content is None else ranking.rerank_pool
-        runs.append((vectors, docs.index.run(plan, max(wanted, pool), explain)))
+        runs.append((vectors, collection.index.run(plan, max(wanted, pool), explain)))
         # (a short query, where content counts for less, reads less of it)
         reach = content_share / content_weight if content is not None else 0.0
         said.append(
             content.search(query, ranking.content_pool, reach) if content is not None else None
         )
     # No word found anything anywhere: the titles closest in meaning stand in.
-    rescue = vector is not None and not any(r.docs for _, r in runs) and not any(said)
-    for order, (docs, plan, (vectors, ranked), passages) in enumerate(
+    rescue = vector is not None and not any(r.pages for _, r in runs) and not any(said)
+    for order, (collection, plan, (vectors, ranked), passages) in enumerate(
         zip(selected, plans, runs, said, strict=True)
     ):
         start = len(merged)
-        if ranked.docs:
+        if ranked.pages:
             if STRATEGIES.index(plan.strategy) > STRATEGIES.index(strategy):
                 strategy = plan.strategy
             for word, matched in plan.also_matched.items():
@@ -131,10 +131,10 @@ def search_many(
         take = limit + 1 if fanned and passages is None else None
         alike: Sequence[float] = ()
         if vectors is None:
-            details = ranked.explain or [None] * len(ranked.docs)
-            for rank, doc in enumerate(ranked.docs if take is None else ranked.docs[:take]):
+            details = ranked.explain or [None] * len(ranked.pages)
+            for rank, doc in enumerate(ranked.pages if take is None else ranked.pages[:take]):
                 merged.append(
-                    Candidate(ranked.scores[rank], rank, order, docs, doc, details[rank], -1)
+                    Candidate(ranked.scores[rank], rank, order, collection, doc, details[rank], -1)
                 )
             alike = ranked.scores
         else:
@@ -144,7 +144,7 @@ def search_many(
             found = (keep, limit if rescue else 0)
             best = blended(ranked, vectors, vector, *found, weights, explain)
             merged.extend(
-                Candidate(score, rank, order, docs, doc, detail, meant)
+                Candidate(score, rank, order, collection, doc, detail, meant)
                 for rank, (score, doc, detail, meant) in enumerate(
                     best if take is None else best[:take]
                 )
@@ -152,15 +152,19 @@ def search_many(
             alike = [entry[0] for entry in best[:depth]] if fanned else ()
         if passages is not None:
             mine = merged[start:]
-            merged[start:] = fused(mine, passages, docs, order, shares, wanted, explain, asked)
+            merged[start:] = fused(
+                mine, passages, collection, order, shares, wanted, explain, asked
+            )
             alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
-        typed = ambiguous_words(docs.index.vocabulary, query) if merged[start:] else ()
+        typed = ambiguous_words(collection.index.vocabulary, query) if merged[start:] else ()
         if typed:
             share, look = ranking.stem_only_share, ranking.rerank_pool
-            merged[start:] = surface_first(merged[start:], docs, typed, share, look)
+            merged[start:] = surface_first(merged[start:], collection, typed, share, look)
             alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
-        if shape is not None and docs.pages.symbol_start[-1]:
-            merged[start:] = with_members(merged[start:], docs, order, shape, ranking, explain)
+        if shape is not None and collection.pages.symbol_start[-1]:
+            merged[start:] = with_members(
+                merged[start:], collection, order, shape, ranking, explain
+            )
             alike = [hit.score for hit in merged[start : start + depth]] if fanned else ()
         if fanned:
             starts.append(start)
@@ -180,9 +184,9 @@ def near_urls(selected: Sequence[Collection], url: str) -> set[str]:
     URLs, and the pages a search for its path's words finds."""
     candidates: set[str] = set()
     words = " ".join(chunks(url.partition("://")[2].partition("/")[2]))  # no parsing: any text
-    for docs in selected:
-        candidates.update(docs.pages.near(url, 10))
+    for collection in selected:
+        candidates.update(collection.pages.near(url, 10))
         if words:
-            found = docs.index.run(docs.index.plan(words), 20)
-            candidates.update(docs.pages.url(doc) for doc in found.docs)
+            found = collection.index.run(collection.index.plan(words), 20)
+            candidates.update(collection.pages.url(doc) for doc in found.pages)
     return candidates

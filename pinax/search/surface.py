@@ -62,14 +62,14 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def headings(docs: Collection, doc: int) -> list[str]:
+def headings(collection: Collection, doc: int) -> list[str]:
     """A page's heading texts, from the page table (not the whole page)."""
-    table, starts = docs.pages, docs.pages.outline_start
+    table, starts = collection.pages, collection.pages.outline_start
     return [table.heading(at).title for at in range(int(starts[doc]), int(starts[doc + 1]))]
 
 
 def surface_first(
-    found: list[Candidate], docs: Collection, typed: frozenset[str], share: float, look: int
+    found: list[Candidate], collection: Collection, typed: frozenset[str], share: float, look: int
 ) -> list[Candidate]:
     """One manifest's candidates (best first), those of the first `look` whose title and
     headings have a typed word's stem only in another family (`custom` for `customer`),
@@ -82,7 +82,7 @@ def surface_first(
     for at, hit in enumerate(found[:look]):
         if hit.passage >= 0:  # found by its text, which keeps stems only: no say here
             continue
-        texts = [docs.pages.title(hit.doc), *headings(docs, hit.doc)]
+        texts = [collection.pages.title(hit.doc), *headings(collection, hit.doc)]
         # (a text without a stem's mark has none of its words: not analysed)
         texts = [text for text in texts if any(holds_marks(text, (m,)) for m in marks)]
         written = {(stem(w), w) for text in texts for w, _ in words(text)}

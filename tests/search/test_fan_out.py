@@ -34,8 +34,8 @@ def test_a_word_one_manifest_lacks_counts_by_its_pooled_frequency() -> None:
     plans = pooled([index.plan("contribution guidelines") for index in indexes], indexes)
     assert plans[0].reference == plans[1].reference
     big, small = (index.run(plan, 10) for index, plan in zip(indexes, plans, strict=True))
-    alone = {doc: score for doc, score in zip(big.docs, big.scores, strict=True)}
-    assert alone[2] == dict(zip(small.docs, small.scores, strict=True))[0]  # "Contribution"
+    alone = {doc: score for doc, score in zip(big.pages, big.scores, strict=True)}
+    assert alone[2] == dict(zip(small.pages, small.scores, strict=True))[0]  # "Contribution"
 
 
 def _alike_and_alone() -> Library:

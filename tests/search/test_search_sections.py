@@ -162,7 +162,7 @@ def test_candidates_are_the_ranking_before_results_are_made() -> None:
     plan = docs.index.plan("state hooks")
     pages, raw = docs.index.candidates(plan, 50)
     assert 0 < len(pages) <= 50 and raw == sorted(raw, reverse=True)
-    shown = docs.index.run(plan, 5).docs
+    shown = docs.index.run(plan, 5).pages
     assert set(shown) <= set(pages)
     empty, nothing = docs.index.candidates(docs.index.plan("zzzqqq"), 10)
     assert len(empty) == len(nothing) == 0
@@ -197,7 +197,7 @@ def test_the_heading_a_hit_names_is_the_one_reading_every_heading_finds() -> Non
     named = 0
     for row in rows("react"):
         plan = docs.index.plan(row["query"])
-        pages = docs.index.run(plan, 10).docs
+        pages = docs.index.run(plan, 10).pages
         found = docs.index.best_headings(pages, plan)
         assert found == [_heading_by_reading_each(docs, doc, plan) for doc in pages], row
         named += sum(heading >= 0 for heading in found)

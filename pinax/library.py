@@ -63,7 +63,7 @@ def index_state(manifest: Path, index_dir: Path) -> str:
 class Chosen(NamedTuple):
     """The docs a call covers, and what the answer says about the versions chosen."""
 
-    docs: list[Collection]
+    collections: list[Collection]
     said: dict[str, Any]
 
 
@@ -73,17 +73,17 @@ class Library:
     def __init__(
         self, manifests: Sequence[Manifest] = (), collections: Sequence[Collection] = ()
     ) -> None:
-        self._docs: dict[str, Collection] = {}
+        self._collections: dict[str, Collection] = {}
         for entry in [*collections, *(Collection.from_manifest(m) for m in manifests)]:
-            if entry.identity in self._docs:
-                other = self._docs[entry.identity].source
+            if entry.identity in self._collections:
+                other = self._collections[entry.identity].source
                 place = "version" if entry.version else "name"
                 raise ManifestError(
                     entry.source,
                     place,
                     f"{entry.identity!r} is also the identity of the manifest in {other}",
                 )
-            self._docs[entry.identity] = entry
+            self._collections[entry.identity] = entry
         self._content_dir: Path | None = None  # where content indexes are kept
 
     @classmethod
@@ -105,15 +105,15 @@ class Library:
             library = cls(collections=[open_collection(p, cache) for p in paths])
         library._content_dir = None if index_dir is None else Path(index_dir) / "content"
         contents = dict(contents or {})
-        for path, docs in zip(paths, library.all(), strict=True):
-            given = contents.pop(docs.identity, None) or contents.pop(docs.name, None)
+        for path, collection in zip(paths, library.all(), strict=True):
+            given = contents.pop(collection.identity, None) or contents.pop(collection.name, None)
             try:
-                found = given or companion_path(path, docs.declared_content)
+                found = given or companion_path(path, collection.declared_content)
             except ManifestError as exc:
-                docs.content_note = f"served without content: {exc}"
+                collection.content_note = f"served without content: {exc}"
                 continue
             if given is not None or found.exists():
-                docs.content_path = found
+                collection.content_path = found
         if contents:
             name = next(iter(contents))
             hint = did_you_mean(closest_texts(name, library.names))
@@ -137,21 +137,21 @@ class Library:
         """Index every manifest's content file now (kept on disk beside the search indexes
         when loaded with an index folder; an unchanged one `previous`, the library before a
         reload, had is taken over); a bad file costs its manifest the content only."""
-        for docs in self.all():
-            before = previous._docs.get(docs.identity) if previous is not None else None
-            docs.load_content(self._content_dir, before)
+        for collection in self.all():
+            before = None if previous is None else previous._collections.get(collection.identity)
+            collection.load_content(self._content_dir, before)
 
     def keep_content(self, previous: Library) -> None:
         """Where a manifest's content file no longer loads but the manifest is unchanged,
         serve the content `previous` had (a reload loses nothing to a bad file)."""
-        for docs in self.all():
-            before = previous._docs.get(docs.identity)
-            failed = docs.content is None and docs.content_note is not None
+        for collection in self.all():
+            before = previous._collections.get(collection.identity)
+            failed = collection.content is None and collection.content_note is not None
             if not failed or before is None or before.content is None:
                 continue
-            if before.index_file is not None and before.index_file == docs.index_file:
-                docs.content = before.content
-                docs.content_note = f"{docs.content_note}; serving the content loaded before"
+            if before.index_file is not None and before.index_file == collection.index_file:
+                collection.content = before.content
+                collection.content_note += "; serving the content loaded before"
 
     @property
     def content_pending(self) -> bool:
@@ -164,27 +164,27 @@ class Library:
         )
 
     def __len__(self) -> int:
-        return len(self._docs)
+        return len(self._collections)
 
     @property
     def names(self) -> list[str]:
         """The identities loaded (`name@version` or `name`), in loading order."""
-        return list(self._docs)
+        return list(self._collections)
 
     @property
     def libraries(self) -> list[str]:
         """The names loaded, each once."""
-        return list(dict.fromkeys(d.name for d in self._docs.values()))
+        return list(dict.fromkeys(d.name for d in self._collections.values()))
 
     def all(self) -> list[Collection]:
-        return list(self._docs.values())
+        return list(self._collections.values())
 
     def get(self, name: str, version: str | None = None) -> Collection:
         """The one manifest `name` (or `name@version`) names: see `choose`."""
-        return self.choose(name, version).docs[0]
+        return self.choose(name, version).collections[0]
 
     def select(self, name: str | None, version: str | None = None) -> list[Collection]:
-        return self.choose(name, version).docs
+        return self.choose(name, version).collections
 
     def choose(
         self,
@@ -203,10 +203,10 @@ class Library:
             name = self.libraries[0]
         if name is None:
             if scope is not None:
-                return Chosen([self._docs[identity(*pair)] for pair in scope], {})
+                return Chosen([self._collections[identity(*pair)] for pair in scope], {})
             return self._highest_each()
         name, asked = _asked(name, version)
-        same = [d for d in self._docs.values() if d.name == name]
+        same = [d for d in self._collections.values() if d.name == name]
         if not same:
             raise NotFound(self._no_such(name))
         versioned = [d for d in same if d.version]
@@ -234,8 +234,8 @@ class Library:
         """Every library once, at its highest version; `said` names the libraries loaded at
         several versions and the one searched."""
         by_name: dict[str, list[Collection]] = {}
-        for docs in self._docs.values():
-            by_name.setdefault(docs.name, []).append(docs)
+        for collection in self._collections.values():
+            by_name.setdefault(collection.name, []).append(collection)
         chosen, highest = [], {}
         for name, same in by_name.items():
             if len(same) == 1:
@@ -250,16 +250,16 @@ class Library:
         return Chosen(chosen, said)
 
     def _no_such(self, name: str) -> str:
-        if not self._docs:
+        if not self._collections:
             return f"no manifest named {name!r}: no manifests are loaded"
         hint = did_you_mean(closest_names(name, self.libraries))
-        hint = hint or f"; loaded: {', '.join(self._docs)}"
+        hint = hint or f"; loaded: {', '.join(self._collections)}"
         return f"no manifest named {name!r}{hint}"
 
     @property
     def ready(self) -> bool:
         """Whether every search index is built."""
-        return all(docs.ready for docs in self._docs.values())
+        return all(collection.ready for collection in self._collections.values())
 
     def warm(self, read_files: bool = True, contents: bool = True) -> None:
         """Build every index and its term lookup table, and (`read_files`) read the index
@@ -267,8 +267,8 @@ class Library:
         first queries are as fast as the others; the embedding model loads beside them;
         then (`contents`) the content indexes."""
         preload_model()
-        for docs in self.all():
-            docs.warm(read_files)
+        for collection in self.all():
+            collection.warm(read_files)
         if contents:
             self.load_contents()
 
@@ -303,21 +303,21 @@ class Library:
         return search_many(list(chosen), query, limit, _weighted(*weights), explain)
 
     def find_page(self, url: str) -> tuple[Collection, Page] | None:
-        for docs in self.all():
-            page = docs.find(url)
+        for collection in self.all():
+            page = collection.find(url)
             if page is not None:
-                return docs, page
+                return collection, page
         return None
 
     def site_roots(self) -> list[str]:
         """`scheme://host[:port]` of every URL the manifests name: where get_page may go."""
-        return sorted({root for docs in self.all() for root in docs.site_roots})
+        return sorted({root for collection in self.all() for root in collection.site_roots})
 
     def site_urls(self) -> Iterator[str]:
         """Every URL the manifests name (every page of every manifest: prefer `site_roots`)."""
-        for docs in self.all():
-            yield docs.url
-            for page in docs.pages:
+        for collection in self.all():
+            yield collection.url
+            for page in collection.pages:
                 yield page.url
                 if page.markdown_url:
                     yield page.markdown_url

@@ -220,7 +220,7 @@ class Tools:
         scope = CALL_SCOPE.get() or self.scope
         if name is None and asked is None and scope is not None:
             chosen = self.library.choose(None, scope=scope.docs)
-            return Chosen(chosen.docs, {"scope": scope.to_dict()})
+            return Chosen(chosen.collections, {"scope": scope.to_dict()})
         return self.library.choose(name, asked)
 
     def scope_with_roots(self, uris: Iterable[object]) -> tuple[Scope | None, list[str]]:
@@ -244,12 +244,12 @@ class Tools:
         name = docs_name(docs)
         chosen = self.choose(docs, version)
         if name is not None:
-            entry = chosen.docs[0]
+            entry = chosen.collections[0]
             sections = [{"section": s, "pages": n} for s, n in entry.top_sections]
             return {"docs": entry.name, **chosen.said, "sections": sections}
         merged = [
             _versioned({"docs": entry.name, "section": s, "pages": n}, entry)
-            for entry in chosen.docs
+            for entry in chosen.collections
             for s, n in entry.top_sections
         ]
         merged.sort(key=lambda item: -item["pages"])
@@ -275,8 +275,9 @@ class Tools:
         minimum = RANKING.threshold if threshold is None else fraction(threshold, "threshold")
         weights = search_weights(lexical_weight, embedding_weight, content_weight, self.weights)
         chosen = self.choose(docs, version)
-        found = self.library.search_in(chosen.docs, text, count, detailed, weights)
-        by_name = {d.name: d for d in reversed(chosen.docs)}  # one version of each: see choose
+        found = self.library.search_in(chosen.collections, text, count, detailed, weights)
+        # One version of each library (see choose):
+        by_name = {d.name: d for d in reversed(chosen.collections)}
         results = []
         for hit in found.hits:
             # Scores come rounded to 4 decimals, best first: one of 0 is a page nothing of
@@ -328,7 +329,7 @@ class Tools:
         count = bounded_int(limit, "limit", 1, MAX_SECTION_LIMIT, DEFAULT_SECTION_LIMIT)
         start = bounded_int(offset, "offset", 0, 10**9, 0)
         chosen = self.choose(docs, version)
-        selected = chosen.docs
+        selected = chosen.collections
         if name is not None:
             name = selected[0].name
         listed = []

@@ -41,7 +41,7 @@ def library() -> Library:
 )
 def test_a_loaded_version_is_chosen_by_the_prefix_rule(library, name, version, chosen) -> None:
     found = library.choose(name, version)
-    assert [d.identity for d in found.docs] == [f"django@{chosen}"]
+    assert [d.identity for d in found.collections] == [f"django@{chosen}"]
     assert found.said == {"version": chosen, "versions": ["4.2", "5.2"]}
 
 
@@ -61,16 +61,16 @@ def test_an_unversioned_copy_is_no_fallback_for_a_version() -> None:
 
 def test_no_version_asked_means_the_highest_and_the_answer_says_so(library) -> None:
     found = library.choose("django")
-    assert [d.identity for d in found.docs] == ["django@5.2"]
+    assert [d.identity for d in found.collections] == ["django@5.2"]
     assert found.said == {"version": "5.2", "versions": ["4.2", "5.2"]}
 
 
 def test_over_all_docs_each_library_takes_part_at_its_highest_only(library) -> None:
     found = library.choose(None)
-    assert [d.identity for d in found.docs] == ["django@5.2", "react"]
+    assert [d.identity for d in found.collections] == ["django@5.2", "react"]
     both = {"version": "5.2", "versions": ["4.2", "5.2"]}
     assert found.said == {"highest_only": {"django": both}}
-    hits = library.search_in(found.docs, "models", 10).hits
+    hits = library.search_in(found.collections, "models", 10).hits
     versions = {(h.docs, h.url.split("/")[3]) for h in hits if h.docs == "django"}
     assert versions == {("django", "5.2")}
 

@@ -30,7 +30,7 @@ from pinax.manifest import Strings
 from pinax.pages import fence_lines, visible_text
 from pinax.search.postings import descending_keys, idf, key_ids, key_values
 from pinax.search.ranking import RANKING
-from pinax.search.tokens import STOP_WORDS, stem, stem_form, words
+from pinax.search.tokens import STOP_WORDS, chunks, query_words, stem, stem_form
 
 K1, B = RANKING.content_k1, RANKING.content_b  # folded into the postings (see ranking)
 POSTINGS_READ = 8192  # a term's strongest sections read per query
@@ -44,7 +44,7 @@ RAW_DEFLATE = -15  # zlib's window bits for a stream without header or checksum
 WINDOW = 1 << 15  # deflate's window: the most of a preset dictionary it uses
 RECENT_TEXT_BYTES = 8 << 20  # pages' texts kept decompressed
 CALIBRATION = RANKING.content_calibration  # a section with every query word once scores 0.9
-FORMAT = 6  # 6: irregular forms stemmed as their word (`shown` as `show`: tokens.LEMMAS)
+FORMAT = 7  # 7: each dotted segment joined as a word of its own (tokens.split_chunk)
 KNOWN_TERMS = 1 << 14  # query stems' term numbers remembered
 CHECKED = 1 << 20  # postings checked at a time on open (bounds the memory of a check)
 
@@ -420,7 +420,7 @@ def query_terms(query: str) -> dict[str, float]:
 @functools.lru_cache(maxsize=256)  # one search asks several times: ranking, share, snippets
 def _query_terms(query: str) -> tuple[tuple[str, float], ...]:
     weights: dict[str, float] = {}
-    tokens = words(query)
+    tokens = [t for chunk in chunks(query) for t in query_words(chunk)]
     content = [t for t in tokens if t[0] not in STOP_WORDS] or tokens
     for word, weight in content:
         term = stem(word)

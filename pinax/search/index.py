@@ -48,6 +48,7 @@ from pinax.search.tokens import (
     chunk_words,
     chunks,
     phrases,
+    query_words,
     stem,
     stem_form,
     typed_as_code,
@@ -235,7 +236,7 @@ class SearchIndex:
         parts_of: dict[str, list[str]] = {}
         coded: set[str] = set()  # words of chunks written as code: their symbols count fully
         for chunk in chunks(query):
-            tokens = chunk_words(chunk)
+            tokens = query_words(chunk)
             for word, weight in tokens:  # a part twice in one name counts as a whole word
                 part = sum(x for w, x in tokens if w == word) if weight < 1.0 else weight
                 weights[word] = max(min(part, 1.0), weights.get(word, 0.0))
@@ -243,13 +244,6 @@ class SearchIndex:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
             if len(tokens) > 1 or typed_as_code(chunk):
                 coded.update(w for w, _ in tokens)
-            if "." in chunk:  # each dotted segment whole too (`directory_tree` of a long name)
-                for segment in chunk.split("."):
-                    joined = chunk_words(segment)
-                    if len(joined) > 1:
-                        word = joined[-1][0]
-                        weights[word] = max(PART_WEIGHT, weights.get(word, 0.0))
-                        coded.add(word)
         if any(w not in STOP_WORDS for w in weights):
             weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
         names = written_as_names(query)

@@ -69,8 +69,10 @@ FIELDS = ("title", "slug", "section", "description", "children", "phrase", "head
 FIELD_WEIGHTS, FIELD_B = RANKING.field_weights, RANKING.field_b
 K1 = RANKING.k1
 DEPTH_PENALTY = RANKING.depth_penalty
-FORMAT = 8  # bump when the arrays or what they mean change (tokens, fields, weights)
-# (8: irregular forms stemmed as the word they are forms of: tokens.LEMMAS)
+FORMAT = 9  # bump when the arrays or what they mean change (tokens, fields, weights)
+# (9: in the symbol field, each segment of a dotted name joined as a word of its own
+# (tokens.split_chunk); not in the text fields, where it moved section recall at rank 10
+# both ways and lost more than it won: bench.quality.eval_sections)
 ANALYSED = 1 << 18  # distinct chunks analysed at a time
 MIN_PLURAL = 4  # shorter words ending in s are not taken for plurals
 
@@ -193,7 +195,7 @@ class _Chunks:
         """The tokens of some chunks: how many each has, their term ids and half-weight flags,
         each chunk's length, and its full-weight content terms (count, then ids); the words
         of `source` chunks are kept in `self.sources`."""
-        written, half, count = split_chunks(batch)
+        written, half, count = split_chunks(batch, segments=False)  # see FORMAT 9
         total = len(written)
         words, terms = self.words, self.terms
         new = list(itertools.filterfalse(words.__contains__, dict.fromkeys(written)))

@@ -4,7 +4,9 @@ Pages and queries go through the same analysis, so `PaymentIntent`, `payment_int
 `payment-intents` meet. A run of letters and digits joined by `.`, `_`, `-`, `/` or `:` is one
 chunk; a chunk of several parts (split at those separators and at case changes) yields each
 part at half weight plus the parts joined (`paymentintents`) at full weight, so the exact
-identifier outranks its loose words. Every token is stemmed with the Snowball English stemmer
+identifier outranks its loose words; a dotted name's segments are joined each on its own too
+(`sha1passwordhasher` of `django.contrib.auth.hashers.SHA1PasswordHasher`), at part weight in
+a query (`query_words`). Every token is stemmed with the Snowball English stemmer
 (`intents` -> `intent`, `configuring` -> `configur`), which measured clearly better than
 plural-and-verb-form stripping alone on the DEV sets. Stop words are kept in the index but
 left out of field lengths and of queries that have other words.
@@ -98,38 +100,72 @@ def chunk_words(chunk: str) -> tuple[Token, ...]:
     return split_chunk(chunk)
 
 
-def split_chunk(chunk: str) -> tuple[Token, ...]:
-    """`chunk_words` without its cache (for builds, where most chunks are seen once)."""
+def query_words(chunk: str) -> tuple[Token, ...]:
+    """`chunk_words` as a query weighs them: the segment joins of a dotted name typed (not
+    its whole) at part weight, as its parts are. A segment typed inside a longer name is a
+    part of that name, not the name asked for: at full weight, the page of a module path's
+    segment (`runtime_session_manager`) outranked the name's own (eval_symbols, lower)."""
+    tokens = chunk_words(chunk)
+    if "." not in chunk or len(tokens) < 2:
+        return tokens
+    whole = "".join(w for w, x in tokens if x < 1.0)
+    return tuple((w, x if x < 1.0 or w == whole else PART_WEIGHT) for w, x in tokens)
+
+
+def split_chunk(chunk: str, segments: bool = True) -> tuple[Token, ...]:
+    """`chunk_words` without its cache (for builds, where most chunks are seen once). With
+    `segments`, a dotted name's segments are joined each on its own too
+    (`sha1passwordhasher` of `django.contrib.auth.hashers.SHA1PasswordHasher`): the whole
+    is too long to join, but each segment is a name someone may type alone."""
     if _one_word(chunk):
         return ((chunk.lower(), 1.0),) if len(chunk) <= MAX_TOKEN_LENGTH else ()
-    if chunk.isascii():  # separators are simply not matched
-        parts = _CASE_PARTS.findall(chunk)
-    else:  # letters beyond ASCII have no case parts here: pieces stay whole
-        parts = [p for p in _SEPARATOR.split(chunk) if p]
-    parts = [p.lower() for p in parts if len(p) <= MAX_TOKEN_LENGTH]
+    dotted = segments and "." in chunk
+    pieces = [_parts(s) for s in chunk.split(".")] if dotted else [_parts(chunk)]
+    parts = list(itertools.chain.from_iterable(pieces))
     if len(parts) <= 1:
         return tuple((p, 1.0) for p in parts)
     found = [(p, PART_WEIGHT) for p in parts]
     joined = "".join(parts)
-    if len(parts) <= MAX_PARTS_JOINED and len(joined) <= MAX_TOKEN_LENGTH:
+    whole = len(parts) <= MAX_PARTS_JOINED and len(joined) <= MAX_TOKEN_LENGTH
+    if len(pieces) > 1:  # before the whole: a chunk's last word is its whole join
+        for segment in pieces:
+            word = "".join(segment)
+            fits = 1 < len(segment) <= MAX_PARTS_JOINED and len(word) <= MAX_TOKEN_LENGTH
+            if fits and not (whole and word == joined):
+                found.append((word, 1.0))
+    if whole:
         found.append((joined, 1.0))
     return tuple(found)
 
 
-def split_chunks(batch: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+def _parts(piece: str) -> list[str]:
+    """The lower-cased parts of a chunk or segment (case parts of ASCII; pieces between
+    separators beyond it, where letters have no case parts here), too-long ones dropped."""
+    if piece.isascii():  # separators are simply not matched
+        parts = _CASE_PARTS.findall(piece)
+    else:
+        parts = [p for p in _SEPARATOR.split(piece) if p]
+    return [p.lower() for p in parts if len(p) <= MAX_TOKEN_LENGTH]
+
+
+def split_chunks(
+    batch: Sequence[str], segments: bool = True
+) -> tuple[list[str], np.ndarray, np.ndarray]:
     """`split_chunk` of many chunks, for builds: the words of all (flat), which of them are
-    half weight, and how many each chunk has. ASCII chunks are cut by one regular expression
-    over them all (a one-word chunk is its own single case part there), others one by one."""
-    ascii_only = np.fromiter(map(str.isascii, batch), dtype=bool, count=len(batch))
-    if ascii_only.all():
+    half weight, and how many each chunk has. ASCII chunks (without dots, with `segments`)
+    are cut by one regular expression over them all (a one-word chunk is its own single
+    case part there), others one by one."""
+    cut = _bulk if segments else str.isascii
+    bulk = np.fromiter(map(cut, batch), dtype=bool, count=len(batch))
+    if bulk.all():
         return _split_ascii(batch)
-    words, half, count = _split_ascii(list(itertools.compress(batch, ascii_only)))
-    others = [split_chunk(c) for c in itertools.compress(batch, ~ascii_only)]
+    words, half, count = _split_ascii(list(itertools.compress(batch, bulk)))
+    others = [split_chunk(c, segments) for c in itertools.compress(batch, ~bulk)]
     other_count = np.fromiter(map(len, others), dtype=np.int64, count=len(others))
     owner = np.concatenate(
         [
-            np.repeat(np.flatnonzero(ascii_only), count),
-            np.repeat(np.flatnonzero(~ascii_only), other_count),
+            np.repeat(np.flatnonzero(bulk), count),
+            np.repeat(np.flatnonzero(~bulk), other_count),
         ]
     )
     order = np.argsort(owner, kind="stable")  # back in chunk order
@@ -137,9 +173,15 @@ def split_chunks(batch: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarra
     everything = np.array([*words, *(w for w, _ in tokens)], dtype=object)
     halves = np.concatenate([half, np.array([w < 1.0 for _, w in tokens], dtype=bool)])
     counts = np.zeros(len(batch), dtype=np.int64)
-    counts[ascii_only] = count
-    counts[~ascii_only] = other_count
+    counts[bulk] = count
+    counts[~bulk] = other_count
     return everything[order].tolist(), halves[order], counts
+
+
+def _bulk(chunk: str) -> bool:
+    """Whether `_split_ascii` cuts a chunk: ASCII without dots (a dotted name's segments
+    are joined one by one, by `split_chunk`)."""
+    return chunk.isascii() and "." not in chunk
 
 
 def _split_ascii(batch: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:

@@ -167,6 +167,25 @@ def test_a_question_in_ordinary_words_finds_the_section_that_says_it(tmp_path: P
     assert all(hit.snippet is None for hit in off.hits)
 
 
+def test_a_name_written_only_in_full_is_found_by_its_last_segment(tmp_path: Path) -> None:
+    """A text that writes a class only by its full dotted name (too many parts to join
+    whole) is found by the class name typed alone, before a text holding only its loose
+    words, however often."""
+    notes = [
+        Section(1, "Release notes", "What is new in this release."),
+        Section(
+            2, "Deprecations", "The django.contrib.auth.hashers.SHA1PasswordHasher is deprecated."
+        ),
+    ]
+    security = [
+        Section(1, "Security", "How the site is kept safe."),
+        Section(2, "Storage", "A password hasher turns a password into a SHA 1 hash. " * 4),
+    ]
+    manifest = write_docs(tmp_path, {"notes": notes, "security": security})
+    best = loaded(manifest, tmp_path / "cache").search("SHA1PasswordHasher", 5).hits[0]
+    assert (best.title, best.heading) == ("Release notes", "Deprecations")
+
+
 def test_the_content_index_is_kept_on_disk_and_a_tampered_one_is_rebuilt(tmp_path: Path) -> None:
     manifest = write_docs(tmp_path)
     loaded(manifest, tmp_path / "cache")

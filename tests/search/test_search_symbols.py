@@ -108,6 +108,30 @@ def test_the_hit_names_the_symbol_written_as_typed(query: str, symbol: str) -> N
     assert top["symbol"] == symbol
 
 
+def test_an_owner_typed_beside_its_member_names_the_member() -> None:
+    """`URLField assume_scheme`: the owner's name is a word of the symbol field (each dotted
+    segment of a name is joined on its own), so the member of that owner is named, not the
+    owner alone nor a namesake member of another owner (Django 5.2's forms fields page)."""
+    names = [
+        "django.forms.Field",
+        "django.forms.Field.required",
+        "django.forms.CharField",
+        "django.forms.URLField",
+        "django.forms.URLField.max_length",
+        "django.forms.URLField.assume_scheme",
+        "django.forms.fields.SchemeField.assume_scheme",
+    ]
+    fields = {
+        "url": "https://docs.djangoproject.com/en/5.2/ref/forms/fields/",
+        "title": "Form fields",
+        "symbols": [{"name": n, "kind": "attribute", "anchor": n} for n in names],
+    }
+    data = {"pinax_manifest": 1, "name": "django", "url": "https://docs.djangoproject.com"}
+    tools = Tools(Library([from_dict({**data, "pages": [fields]})]))
+    top = tools.search_pages("URLField assume_scheme")["results"][0]
+    assert top["symbol"] == "django.forms.URLField.assume_scheme"
+
+
 def test_a_shared_name_ranks_its_pages_together_and_is_never_high(tools: Tools) -> None:
     rows = tools.search_pages("dumps", limit=3)["results"]
     assert {r["symbol"] for r in rows[:2]} == {"json.dumps", "pickle.dumps"}

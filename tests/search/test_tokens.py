@@ -15,21 +15,30 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pinax.search.tokens import CHUNK, MAX_TOKEN_LENGTH, chunks, split_chunk, split_chunks
+from pinax.search.tokens import (
+    CHUNK,
+    MAX_TOKEN_LENGTH,
+    PART_WEIGHT,
+    chunks,
+    query_words,
+    split_chunk,
+    split_chunks,
+)
 from tests.conftest import shared_path
 
 
-def expected(batch: list[str]) -> tuple[list[str], list[bool], list[int]]:
-    splits = [split_chunk(chunk) for chunk in batch]
+def expected(batch: list[str], segments: bool) -> tuple[list[str], list[bool], list[int]]:
+    splits = [split_chunk(chunk, segments) for chunk in batch]
     words = [word for split in splits for word, _ in split]
     halves = [weight < 1.0 for split in splits for _, weight in split]
     return words, halves, [len(split) for split in splits]
 
 
 def check(batch: list[str]) -> None:
-    words, half, count = split_chunks(batch)
-    assert (words, half.tolist(), count.tolist()) == expected(batch)
-    assert all(type(word) is str for word in words)
+    for segments in (True, False):  # (the symbol field and the content; the text fields)
+        words, half, count = split_chunks(batch, segments)
+        assert (words, half.tolist(), count.tolist()) == expected(batch, segments)
+        assert all(type(word) is str for word in words)
 
 
 def test_every_chunk_of_the_real_manifests() -> None:
@@ -54,3 +63,35 @@ def test_edge_chunks() -> None:
 @given(st.lists(st.text(alphabet="aAbBzZ09._-/:éÉßİıǅﬁKσςΣsS", max_size=14), max_size=8))
 def test_generated_chunks(texts: list[str]) -> None:
     check([chunk for text in texts for chunk in CHUNK.findall(text)])
+
+
+def test_each_segment_of_a_long_dotted_name_is_joined_as_a_word_of_its_own() -> None:
+    """A name too long to join whole still yields each of its segments joined, so the word
+    typed alone (`SHA1PasswordHasher`) meets the name written in full; a short one keeps its
+    whole join last (the query side reads a chunk's last word as its whole)."""
+    long = dict(split_chunk("django.contrib.auth.hashers.SHA1PasswordHasher"))
+    assert (
+        long["sha1passwordhasher"]
+        == 1.0
+        == dict(split_chunk("SHA1PasswordHasher"))["sha1passwordhasher"]
+    )
+    assert long["sha"] == long["hashers"] < 1.0 and "djangocontrib" not in long
+    short = split_chunk("URLField.assume_scheme")
+    assert short[-1] == ("urlfieldassumescheme", 1.0)
+    assert {w for w, x in short if x == 1.0} == {"urlfield", "assumescheme", short[-1][0]}
+    assert split_chunk("json.dumps") == (("json", 0.5), ("dumps", 0.5), ("jsondumps", 1.0))
+    check(["django.contrib.auth.hashers.SHA1PasswordHasher", "a_b.c_d", "x.y", "Aé.bC_d"])
+    assert "sha1passwordhasher" not in dict(
+        split_chunk("django.contrib.auth.hashers.SHA1PasswordHasher", segments=False)
+    )
+
+
+def test_a_query_weighs_a_dotted_names_segments_as_parts() -> None:
+    """Typed inside a longer name, a segment is a part of the name asked for: its join is
+    at part weight in a query (the index holds it whole), the whole name's join stays full."""
+    typed = dict(query_words("agents.runtime_session_manager.sandboxagent"))
+    assert typed["runtimesessionmanager"] == PART_WEIGHT == typed["runtime"]
+    assert dict(split_chunk("agents.runtime_session_manager.x"))["runtimesessionmanager"] == 1.0
+    assert query_words("URLField.assume_scheme")[-1] == ("urlfieldassumescheme", 1.0)
+    assert dict(query_words("URLField.assume_scheme"))["urlfield"] == PART_WEIGHT
+    assert query_words("SHA1PasswordHasher") == split_chunk("SHA1PasswordHasher")

@@ -20,6 +20,7 @@ from .. import layouts
 from .jsliteral import UNKNOWN, read_config
 from .site import (
     Site,
+    config_nodes,
     first_file,
     manifest_name,
     read_json,
@@ -119,11 +120,7 @@ def _sidebar_labels(place: Path, docs: dict[str, Any], versions: Any) -> dict[st
         return {}
     data = read_json(found) if found.suffix == ".json" else read_config(found).export
     labels: dict[str, str] = {}
-    stack: list[Any] = [data]
-    budget = 100_000
-    while stack and budget:
-        budget -= 1
-        item = stack.pop()
+    for item in config_nodes(data):
         if isinstance(item, dict):
             kind, doc, label = item.get("type"), text_of(item.get("id")), text_of(item.get("label"))
             link = item.get("link")  # a category whose label opens a doc
@@ -132,9 +129,6 @@ def _sidebar_labels(place: Path, docs: dict[str, Any], versions: Any) -> dict[st
             if kind in ("doc", "ref", "category") and doc and label:
                 versioned = doc.startswith("version-")  # `version-0.60/x`: older sidebars
                 labels.setdefault(doc.split("/", 1)[1] if versioned else doc, label)
-            stack.extend(v for v in item.values() if isinstance(v, (list, dict)))
-        elif isinstance(item, list):
-            stack.extend(item)
     return labels
 
 

@@ -14,7 +14,16 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from .site import Site, manifest_name, quoted, read_json, read_text, stem_and_folder, text_of
+from .site import (
+    Site,
+    config_nodes,
+    manifest_name,
+    quoted,
+    read_json,
+    read_text,
+    stem_and_folder,
+    text_of,
+)
 
 CONFIG_NAMES = ("docs.json", "mint.json")
 # What Mintlify never publishes without being told (its "Exclude files from publishing" page:
@@ -63,22 +72,10 @@ def _site(folder: Path, config: Path, data: dict[str, Any]) -> MintlifySite:
     return site
 
 
-def navigation_pages(navigation: Any, limit: int = 100_000) -> Iterator[str]:
+def navigation_pages(navigation: Any) -> Iterator[str]:
     """The page paths `navigation` lists, in order (`"guides/x"`, a group's `root`)."""
-    stack: list[Any] = [navigation]
-    budget = limit
-    while stack and budget:
-        budget -= 1
-        item = stack.pop()
+    for item in config_nodes(navigation):
         if isinstance(item, str):
             yield item.strip("/")
-        elif isinstance(item, list):
-            stack.extend(reversed(item))
-        elif isinstance(item, dict):
-            if isinstance(item.get("root"), str):
-                yield item["root"].strip("/")
-            stack.extend(
-                reversed(
-                    [v for k, v in item.items() if k != "root" and isinstance(v, (list, dict))]
-                )
-            )
+        elif isinstance(item, dict) and isinstance(item.get("root"), str):
+            yield item["root"].strip("/")

@@ -22,6 +22,7 @@ import yaml
 from . import slugs
 from .site import (
     Site,
+    config_nodes,
     directory_url,
     inside,
     manifest_name,
@@ -245,19 +246,8 @@ def _merged(base: dict[Any, Any], child: dict[Any, Any], depth: int = 0) -> dict
 
 def _nav_titles(nav: Any) -> Iterator[tuple[str, str]]:
     """(page path, title) of each `- Title: path.md` entry of `nav:`, at any depth."""
-    stack: list[tuple[Any, int]] = [(nav, 0)]
-    budget = MAX_NAV_ITEMS  # YAML aliases can make a small file a huge tree: walked so far
-    while stack and budget:
-        budget -= 1
-        item, depth = stack.pop()
-        if depth > MAX_NESTING:
-            continue
-        if isinstance(item, list):
-            stack.extend((entry, depth + 1) for entry in reversed(item))
-        elif isinstance(item, dict):
+    for item in config_nodes(nav, MAX_NAV_ITEMS, MAX_NESTING):
+        if isinstance(item, dict):
             for title, target in item.items():
-                if isinstance(target, str) and isinstance(title, str):
-                    if "://" not in target:
-                        yield target.lstrip("/"), title
-                else:
-                    stack.append((target, depth + 1))
+                if isinstance(target, str) and isinstance(title, str) and "://" not in target:
+                    yield target.lstrip("/"), title

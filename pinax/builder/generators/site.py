@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -169,6 +169,25 @@ def read_json(path: Path) -> Any:
 def text_of(value: Any) -> str | None:
     """A config value that is a non-empty string, else None."""
     return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def config_nodes(tree: Any, limit: int = 100_000, max_depth: int = 100) -> Iterator[Any]:
+    """Every node of a nested configuration value (a sidebar, a nav), in document order,
+    depth first: each item of a list, and each value of a mapping that is itself a list or
+    a mapping. At most `limit` nodes and `max_depth` levels: YAML aliases and JS spreads can
+    make a small file a huge tree."""
+    stack: list[tuple[Any, int]] = [(tree, 0)]
+    while stack and limit:
+        limit -= 1
+        node, depth = stack.pop()
+        yield node
+        if depth >= max_depth:
+            continue
+        if isinstance(node, list):
+            stack.extend((item, depth + 1) for item in reversed(node))
+        elif isinstance(node, dict):
+            below = [value for value in node.values() if isinstance(value, (list, dict))]
+            stack.extend((value, depth + 1) for value in reversed(below))
 
 
 def first_file(folder: Path, names: tuple[str, ...]) -> Path | None:

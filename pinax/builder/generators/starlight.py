@@ -24,6 +24,7 @@ from .frontmatter import front_matter
 from .jsliteral import read_config, read_module
 from .site import (
     Site,
+    config_nodes,
     directory_url,
     first_file,
     manifest_name,
@@ -100,23 +101,15 @@ def _loader_collections(place: Path) -> bool:
     return False
 
 
-def _sidebar_labels(sidebar: Any, site: Site, limit: int = 100_000) -> Iterator[tuple[str, str]]:
+def _sidebar_labels(sidebar: Any, site: Site) -> Iterator[tuple[str, str]]:
     """(page path, label) of each sidebar item that links a page of the site."""
-    stack = [sidebar]
-    while stack and limit:
-        limit -= 1
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(reversed(item))
-        elif isinstance(item, dict):
-            label, link = text_of(item.get("label")), text_of(item.get("link"))
-            link = link or text_of(item.get("slug"))
+    for item in config_nodes(sidebar):
+        if isinstance(item, dict):
+            label = text_of(item.get("label"))
+            link = text_of(item.get("link")) or text_of(item.get("slug"))
             path = _page_of(link, site) if label and link else None
             if label and path:
                 yield path, label
-            items = item.get("items")
-            if isinstance(items, list):
-                stack.append(items)
 
 
 def _page_of(link: str, site: Site) -> str | None:

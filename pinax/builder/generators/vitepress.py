@@ -20,6 +20,7 @@ from typing import Any
 from .jsliteral import UNKNOWN, read_config
 from .site import (
     Site,
+    config_nodes,
     first_file,
     manifest_name,
     quoted,
@@ -171,23 +172,14 @@ def _rewritten(path: str, patterns: list[tuple[re.Pattern[str], str]]) -> str | 
 
 def _sidebar_titles(sidebar: Any, source: Path) -> Iterator[tuple[str, str]]:
     """(page path, text) of each sidebar item with a link inside the site."""
-    stack = [sidebar]
-    budget = 100_000
-    while stack and budget:
-        budget -= 1
-        item = stack.pop()
-        if isinstance(item, list):
-            stack.extend(reversed(item))
-        elif isinstance(item, dict):
+    for item in config_nodes(sidebar):
+        if isinstance(item, dict):
             text, link = text_of(item.get("text")), text_of(item.get("link"))
             internal = link and not link.startswith(("http:", "https:", "//"))
             if text and internal and "#" not in link:  # `/x#part` names a section, not x
                 path = _link_path(link, item.get("base"), source)
                 if path:
                     yield path, text
-            for key, value in item.items():
-                if key not in ("text", "link") and isinstance(value, (list, dict)):
-                    stack.append(value)
 
 
 def _link_path(link: str, base: Any, source: Path) -> str | None:

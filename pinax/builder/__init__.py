@@ -7,8 +7,8 @@ reporting to a `ConsoleReporter` (`run_build`: the same, run to its end for a co
 URL or published file; `previous_texts` reads the content file of a manifest built earlier
 (`--content` reuses the text of unchanged pages); `FolderSource` reads a folder of
 documentation sources (rebuilt cheaply when it changes), `is_docs_folder` tells one from a
-folder of manifests. `stated_by_folder`, `stated_by_inventory` and `stated_by_url` read the
-version (and name) a source states of itself; `labelled` stamps them on a manifest.
+folder of manifests, `folder_name` names one. `stated_by_folder`, `stated_by_inventory` and
+`stated_by_url` read the version (and name) a source states of itself; `labelled` stamps them on a manifest.
 `list_versions` reads the versions a site or folder publishes (`choose_versions` picks some,
 `version_file` names each one's manifest inside an output folder).
 Importing this package is cheap: the network and parsing modules load
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pinax.builder.console import ConsoleReporter
     from pinax.builder.core import build as build_manifest
     from pinax.builder.core import list_versions, run_build
-    from pinax.builder.folder import FolderSource
+    from pinax.builder.folder import FolderSource, folder_name
     from pinax.builder.model import BuildOptions
     from pinax.builder.publish import publish as publish_manifest
     from pinax.builder.site_versions import choose as choose_versions
@@ -45,6 +45,7 @@ __getattr__ = lazy_names(
         "BuildOptions": "model",
         "ConsoleReporter": "console",
         "FolderSource": "folder",
+        "folder_name": "folder",
         "publish_manifest": "publish:publish",
         "previous_texts": "companion",
         "run_build": "core",
@@ -66,6 +67,7 @@ __all__ = [
     "Stated",
     "build_manifest",
     "choose_versions",
+    "folder_name",
     "is_docs_folder",
     "labelled",
     "list_versions",

@@ -264,7 +264,7 @@ class FolderSource:
             reporter.warn(f"{unread} files could not be read (too big, or not readable)")
         if not pages:
             raise InvalidArgs(f"{self.root}: no documentation files (.md, .mdx, .rst, .html)")
-        name = options.name or (self.site and self.site.name) or _default_name(self.given)
+        name = options.name or (self.site and self.site.name) or folder_name(self.given)
         if not NAME_PATTERN.match(name):
             raise InvalidArgs(
                 f"--name {name!r} is not a valid name (letters, digits, '.', '_', '-')"
@@ -461,7 +461,7 @@ def _file_title(path: str) -> str:
     return re.sub(r"[-_]+", " ", stem).strip() or stem
 
 
-def _default_name(root: Path) -> str:
+def folder_name(root: Path) -> str:
     """The folder's name (its project's, for a generic `docs`), as a manifest name."""
     name = root.name
     if name.lower() in _GENERIC and root.parent.name:

@@ -242,6 +242,7 @@ def _each_version(
 
     from pinax.builder import (
         choose_versions,
+        folder_name,
         list_versions,
         publish_manifest,
         run_build,
@@ -272,7 +273,7 @@ def _each_version(
     assert output is not None
     output.mkdir(parents=True, exist_ok=True)
     if name is None and listing.kind == "Docusaurus":  # one name for every version's folder
-        name = _site_folder_name(Path(listing.where).parent)
+        name = folder_name(Path(listing.where).parent.resolve())
         reporter.note(f"the manifests are named {name} (the site's folder; --name sets another)")
     failed = []
     for found in chosen:
@@ -291,15 +292,6 @@ def _each_version(
             failed.append(found.version)
     if failed:
         fail(f"{len(failed)} of {len(chosen)} versions not built: {', '.join(failed)}", code=1)
-
-
-def _site_folder_name(folder: Path) -> str:
-    """A manifest name from a site folder's name (`my-site`): its letters, digits, `.`,
-    `_` and `-`."""
-    import re
-
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", folder.resolve().name).strip(".-_")
-    return cleaned or "docs"
 
 
 def _versioned(

@@ -8,7 +8,8 @@ URL or published file; `previous_texts` reads the content file of a manifest bui
 (`--content` reuses the text of unchanged pages); `FolderSource` reads a folder of
 documentation sources (rebuilt cheaply when it changes), `is_docs_folder` tells one from a
 folder of manifests, `folder_name` names one. `stated_by_folder`, `stated_by_inventory` and
-`stated_by_url` read the version (and name) a source states of itself; `labelled` stamps them on a manifest.
+`stated_by_url` read the version (and name) a source states of itself; `labelled` stamps
+them on a manifest.
 `list_versions` reads the versions a site or folder publishes (`choose_versions` picks some,
 `version_file` names each one's manifest inside an output folder).
 Importing this package is cheap: the network and parsing modules load

@@ -455,8 +455,8 @@ def ttls_by_identity(library: Library, ttls: Mapping[str, float]) -> dict[str, f
     refusal naming the versions loaded)."""
     resolved: dict[str, float] = {}
     for key, seconds in ttls.items():
-        docs = library.get(key)
-        resolved[docs.identity if "@" in key else key] = seconds
+        collection = library.get(key)
+        resolved[collection.identity if "@" in key else key] = seconds
     return resolved
 
 

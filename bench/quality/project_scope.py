@@ -10,6 +10,10 @@ package of its own name. The project is a folder with a `requirements.txt` pinni
 `pinax.project` as `--project` reads it. Every search goes through `Tools.search_pages`, alone
 as together, so both sides are the answer a client gets. Also shown: the eight together with
 no project (the fan-out the project's scope replaces).
+
+Then the merge alone: with the project, the results are those of the two libraries loaded
+alone, so what is left is how two libraries share ten places. `--quotas` shows what reserving
+each library its best k places (k = 1..5, the rest by score) would give each side.
 """
 
 from __future__ import annotations
@@ -53,9 +57,41 @@ def found(tools: Tools, name: str) -> list[bool]:
     ]
 
 
+def quota_top(results: list[dict], quota: int, limit: int = 10) -> list[str]:
+    """The URLs of the first `limit` when each library keeps its best `quota` places and
+    the rest go by score (best first, as the scores order them)."""
+    kept: list[dict] = []
+    for name in PROJECT:
+        kept += [hit for hit in results if hit["docs"] == name][:quota]
+    rest = [hit for hit in results if hit not in kept][: max(0, limit - len(kept))]
+    return [hit["url"] for hit in sorted(kept + rest, key=lambda h: -h["score"])[:limit]]
+
+
+def quotas(both: Tools, alone: dict[str, int]) -> None:
+    """Recall@10 of each library, as a share of its recall alone, under each quota."""
+    print("\n| places kept per library | " + " | ".join(PROJECT) + " |")
+    print("|---" * (len(PROJECT) + 1) + "|")
+    answers = {
+        (name, row["query"]): both.search_pages(row["query"], limit=40)["results"]
+        for name in PROJECT
+        for row in rows(name)
+    }
+    for quota in range(6):
+        cells = []
+        for name in PROJECT:
+            hits = sum(
+                first_rank(quota_top(answers[name, row["query"]], quota), row["expected"])
+                is not None
+                for row in rows(name)
+            )
+            cells.append(f"{hits / alone[name]:.3f}" if alone[name] else "-")
+        print(f"| {quota or 'none'} | " + " | ".join(cells) + " |")
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.parse_args(argv)
+    parser.add_argument("--quotas", action="store_true", help="the merge with reserved places")
+    args = parser.parse_args(argv)
     if not (CORPORA / "outlines").is_dir():
         sys.exit(f"no outlines under {CORPORA}: set PINAX_SHARED")
     started = time.perf_counter()
@@ -76,8 +112,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---" * 8 + "|")
     failures = []
     lost: list[str] = []
+    found_alone: dict[str, int] = {}
     for name in PROJECT:
         alone = found(Tools(Library([manifests[name]])), name)
+        found_alone[name] = sum(alone)
         scoped = found(with_project, name)
         recalls = [sum(f) / len(f) for f in (alone, found(no_project, name), found(both, name))]
         recalls.append(sum(scoped) / len(scoped))
@@ -92,6 +130,8 @@ def main(argv: list[str] | None = None) -> None:
         queries = [row["query"] for row in rows(name)]
         lost += [f"{name}: {q!r}" for q, a, s in zip(queries, alone, scoped, strict=True) if a > s]
     print("\nfound alone, not with the project:" + "".join(f"\n  {q}" for q in lost or ["none"]))
+    if args.quotas:
+        quotas(both, found_alone)
     verdict = f"FAIL: {', '.join(failures)}" if failures else "every bar met"
     print(f"\n{verdict} ({time.perf_counter() - started:.0f} s)")
 

@@ -22,3 +22,16 @@ def test_the_benchs_generated_project_reads_whole(tmp_path: Path) -> None:
         ("npm", "declared"): 1,
         ("runtime", "declared"): 1,  # requires-python
     }
+
+
+def test_a_quota_keeps_each_librarys_best_places_and_orders_by_score() -> None:
+    from bench.quality.project_scope import quota_top
+
+    def hit(docs: str, n: int, score: float) -> dict[str, object]:
+        return {"docs": docs, "url": f"{docs}/{n}", "score": score}
+
+    results = [hit("django", n, 1.0 - n / 100) for n in range(12)] + [hit("drf", 0, 0.5)]
+    assert "drf/0" not in quota_top(results, 0)  # by score alone, django fills the ten
+    kept = quota_top(results, 1)
+    assert len(kept) == 10 and kept[-1] == "drf/0"  # kept, and placed by its score
+    assert kept[:9] == [f"django/{n}" for n in range(9)]

@@ -28,7 +28,7 @@ from pinax.search.index import known_words, pooled, text_words
 from pinax.search.members import member_query
 from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
-from pinax.search.semantic import query_vector
+from pinax.search.semantic import query_meaning
 from pinax.search.surface import ambiguous_words, surface_first
 from pinax.search.tokens import STOP_WORDS, chunks, words
 
@@ -82,7 +82,7 @@ def search_many(
     content_weight = ranking.content_weight
     reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
     # none to compute without vectors; of the query as words understood it (typos corrected)
-    vector = query_vector(query, corrections(plans)) if reranked else None
+    meaning = query_meaning(query, corrections(plans)) if reranked else None
     runs = []
     # Fanned out: where each manifest's candidates start, and its discount.
     starts: list[int] = []
@@ -104,7 +104,7 @@ def search_many(
     shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
     content_share = shares[1]
     for collection, plan in zip(selected, plans, strict=True):
-        vectors = collection.index.vectors if vector is not None else None
+        vectors = collection.index.vectors if meaning is not None else None
         content = collection.content if content_share > 0 else None
         # What is wanted, or a pool to re-rank or fuse.
         pool = wanted if vectors is None and content is None else ranking.rerank_pool
@@ -115,7 +115,7 @@ def search_many(
             content.search(query, ranking.content_pool, reach) if content is not None else None
         )
     # No word found anything anywhere: the titles closest in meaning stand in.
-    rescue = vector is not None and not any(r.pages for _, r in runs) and not any(said)
+    rescue = meaning is not None and not any(r.pages for _, r in runs) and not any(said)
     for order, (collection, plan, (vectors, ranked), passages) in enumerate(
         zip(selected, plans, runs, said, strict=True)
     ):
@@ -138,11 +138,11 @@ def search_many(
                 )
             alike = ranked.scores
         else:
-            assert vector is not None
+            assert meaning is not None
             weights = (lexical_weight, embedding_weight)
             keep = ranking.rerank_pool if passages is not None else wanted
             found = (keep, limit if rescue else 0)
-            best = blended(ranked, vectors, vector, *found, weights, explain)
+            best = blended(ranked, vectors, meaning, *found, weights, explain)
             merged.extend(
                 Candidate(score, rank, order, collection, doc, detail, meant)
                 for rank, (score, doc, detail, meant) in enumerate(

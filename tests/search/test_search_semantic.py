@@ -279,3 +279,35 @@ def test_the_index_store_keeps_the_vectors_and_is_keyed_by_the_model(
     monkeypatch.setattr(semantic, "model_folder", lambda: None)
     assert index_cache(folder).version != with_model  # installing the model re-indexes
     assert index_state(path, folder) == "stale"
+
+
+def test_titles_alone_make_the_query_vector_only_to_rescue_or_explain(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Meaning re-ranks only pages with headings: over titles alone the query's vector is
+    made only when it has a say (a rescue, an explanation), and the answers are the same."""
+    library = Library([example()])  # titles only
+    model = semantic.model()
+    assert model is not None
+    made: list[list[int]] = []
+    unit = model.unit
+    monkeypatch.setattr(model, "unit", lambda ids: made.append(ids) or unit(ids))
+    assert [h.title for h in library.search("logging", 3).hits] == ["Logging"]
+    assert made == []  # words found it: meaning had no say
+    explained = library.search("logging", 3, explain=True).hits[0]
+    assert explained.explain is not None and explained.explain["embedding"] > 0
+    assert len(made) == 1
+    assert library.search("login password", 3).hits[0].title == "Authentication"
+    assert len(made) == 2  # words found nothing: the vector rescues
+
+
+def test_every_text_has_tokens_and_no_token_is_silent() -> None:
+    """What `query_meaning` stands on: a query with tokens has a vector (no token's vector
+    is zero) and any text but the empty one has tokens (the tokenizer's byte fallback)."""
+    model = semantic.model()
+    assert model is not None
+    assert np.asarray(model.vectors, dtype=np.float32).any(axis=1).all()
+    for text in (" ", "\u200b", "!!!", "日本", "<unk>", "é"):
+        assert model.token_ids(text), text
+        assert semantic.query_meaning(text) is not None
+    assert model.token_ids("") == [] and semantic.query_meaning("") is None

@@ -206,6 +206,7 @@ class SearchIndex:
         self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
         self._symbols = len(arrays["term_symbol"]) > 0  # else no `§word` or `=Name` term either
+        self._headings = len(arrays["heading_title_id"]) > 0  # else no heading to name
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         # Title and heading vectors, when the index was built with the embedding model.
         self.vectors = Vectors(arrays) if Vectors.present(arrays) else None
@@ -437,7 +438,7 @@ class SearchIndex:
         least half of it; else -1 (also when the title covers the whole query). Ties: the
         first heading of the page. Each heading's text is looked up in the few texts that
         have each query term (see `kernels.Kernels.best_headings`)."""
-        weights = self._content_weights(plan)
+        weights = self._content_weights(plan) if self._headings else None
         if not weights:
             return [-1] * len(docs)
         return self._kernels.best_headings(docs, weights, HEADING_COVER)

@@ -68,9 +68,9 @@ def blended(
     if not vectors.reranks:  # titles only: words alone score what they found
         blend[: len(ranked.pages)] = lexical[: len(ranked.pages)]
         headings = [-1] * len(pages)
-    scored = sorted((-round(score, 4), at) for at, score in enumerate(blend))
+    rounded = [round(score, 4) for score in blend]
     best = []
-    for negative, at in scored[:keep]:
+    for at in sorted(range(len(blend)), key=rounded.__getitem__, reverse=True)[:keep]:
         detail = details[at]
         if explain and detail is not None:
             detail = {
@@ -79,7 +79,7 @@ def blended(
                 "embedding": round(embedding[at], 4),
                 "weights": {"lexical": lexical_weight, "embedding": embedding_weight},
             }
-        best.append((-negative, pages[at], detail, headings[at]))
+        best.append((rounded[at], pages[at], detail, headings[at]))
     return best
 
 

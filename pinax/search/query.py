@@ -93,16 +93,15 @@ def search_many(
     text_only = with_content and any(
         not any(d.index.knows(w) for d in selected) for w in text_known if w not in STOP_WORDS
     )
-    size = len(query_terms(query))
-    # a heading that is the whole question (three words typed or more: "What is Vue?")
-    question = len(words(query)) >= ranking.heading_question_words
-    asked = (
-        frozenset(query_terms(query)) if question else frozenset(),
-        ranking.exact_heading_boost,
-    )
-    shape = member_query(query)  # `str methods`: an owner and a kind of member
-    shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
+    shares: tuple[float, float] = (1.0, 0.0)  # (titles', content's)
+    asked: tuple[frozenset[str], float] = (frozenset(), ranking.exact_heading_boost)
+    if with_content:
+        shares = content_shares(len(query_terms(query)), ranking, text_only)
+        # a heading that is the whole question (three words typed or more: "What is Vue?")
+        if len(words(query)) >= ranking.heading_question_words:
+            asked = (frozenset(query_terms(query)), ranking.exact_heading_boost)
     content_share = shares[1]
+    shape = member_query(query)  # `str methods`: an owner and a kind of member
     for collection, plan in zip(selected, plans, strict=True):
         vectors = collection.index.vectors if meaning is not None else None
         content = collection.content if content_share > 0 else None

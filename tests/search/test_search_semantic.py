@@ -284,30 +284,32 @@ def test_the_index_store_keeps_the_vectors_and_is_keyed_by_the_model(
 def test_titles_alone_make_the_query_vector_only_to_rescue_or_explain(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Meaning re-ranks only pages with headings: over titles alone the query's vector is
-    made only when it has a say (a rescue, an explanation), and the answers are the same."""
+    """Meaning re-ranks only pages with headings: over titles alone the query is embedded
+    only when its vector has a say (a rescue, an explanation), and the answers are the same."""
     library = Library([example()])  # titles only
     model = semantic.model()
     assert model is not None
-    made: list[list[int]] = []
-    unit = model.unit
-    monkeypatch.setattr(model, "unit", lambda ids: made.append(ids) or unit(ids))
+    made: list[str] = []
+    embed_one = model.embed_one
+    monkeypatch.setattr(model, "embed_one", lambda text: made.append(text) or embed_one(text))
     assert [h.title for h in library.search("logging", 3).hits] == ["Logging"]
     assert made == []  # words found it: meaning had no say
     explained = library.search("logging", 3, explain=True).hits[0]
     assert explained.explain is not None and explained.explain["embedding"] > 0
-    assert len(made) == 1
+    assert made == ["logging"]
     assert library.search("login password", 3).hits[0].title == "Authentication"
-    assert len(made) == 2  # words found nothing: the vector rescues
+    assert made == ["logging", "login password"]  # words found nothing: the vector rescues
 
 
-def test_every_text_has_tokens_and_no_token_is_silent() -> None:
-    """What `query_meaning` stands on: a query with tokens has a vector (no token's vector
-    is zero) and any text but the empty one has tokens (the tokenizer's byte fallback)."""
+def test_every_text_but_the_empty_one_has_a_vector() -> None:
+    """What `query_meaning` stands on: the tokenizer gives any character a token (its byte
+    fallback: a sample of every Unicode plane's characters), and no token's vector is zero."""
     model = semantic.model()
     assert model is not None
     assert np.asarray(model.vectors, dtype=np.float32).any(axis=1).all()
-    for text in (" ", "\u200b", "!!!", "日本", "<unk>", "é"):
-        assert model.token_ids(text), text
-        assert semantic.query_meaning(text) is not None
-    assert model.token_ids("") == [] and semantic.query_meaning("") is None
+    texts = [chr(c) for c in range(0, sys.maxunicode + 1, 61) if not 0xD800 <= c <= 0xDFFF]
+    texts += [" ", "\u200b", "<unk>", "<s>", "</s>", "\ufeff"]
+    encoded = model.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+    assert [text for text, tokens in zip(texts, encoded, strict=True) if not tokens.ids] == []
+    assert all(semantic.query_vector(text) is not None for text in texts[-6:])
+    assert semantic.query_meaning("") is None and semantic.query_vector("") is None

@@ -396,11 +396,13 @@ class SearchIndex:
 
     # -- searching -----------------------------------------------------------------------------
 
-    def run(self, plan: Plan, limit: int, explain: bool = False) -> Ranked:
-        """The best `limit` pages for a plan, best first (ties in manifest order)."""
+    def run(self, plan: Plan, limit: int, explain: bool = False, depth: int = 0) -> Ranked:
+        """The best `limit` pages for a plan, best first (ties in manifest order); a title
+        that is the query boosts its page from as deep as the best `max(limit, depth)` (and
+        `BOOST_POOL` more)."""
         if not plan.terms or plan.reference <= 0:
             return Ranked([], [])
-        found, raw = self.top(plan.terms, limit + BOOST_POOL)  # best first
+        found, raw = self.top(plan.terms, max(limit, depth) + BOOST_POOL)  # best first
         docs, scores = found, raw
         key = plan.title_key
         if key and key in map(self._title_key.__getitem__, found):

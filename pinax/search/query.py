@@ -106,16 +106,20 @@ def search_many(
         vectors = collection.index.vectors if meaning is not None else None
         content = collection.content if content_share > 0 else None
         # What is wanted, or a pool to re-rank or fuse.
-        pool = wanted if vectors is None and content is None else ranking.rerank_pool
-        runs.append((vectors, collection.index.run(plan, max(wanted, pool), explain)))
+        pool = max(wanted, wanted if vectors is None and content is None else ranking.rerank_pool)
+        # Meaning re-ranks only pages with headings: elsewhere words alone rank (but for a
+        # rescue or an explanation), as deep as wanted, the title boost as deep as the pool.
+        alone = vectors is None or not (vectors.reranks or explain)
+        shown = wanted if alone and content is None else pool
+        runs.append((vectors, alone, collection.index.run(plan, shown, explain, pool)))
         # (a short query, where content counts for less, reads less of it)
         reach = content_share / content_weight if content is not None else 0.0
         said.append(
             content.search(query, ranking.content_pool, reach) if content is not None else None
         )
     # No word found anything anywhere: the titles closest in meaning stand in.
-    rescue = meaning is not None and not any(r.pages for _, r in runs) and not any(said)
-    for order, (collection, plan, (vectors, ranked), passages) in enumerate(
+    rescue = meaning is not None and not any(r.pages for _, _, r in runs) and not any(said)
+    for order, (collection, plan, (vectors, alone, ranked), passages) in enumerate(
         zip(selected, plans, runs, said, strict=True)
     ):
         start = len(merged)
@@ -129,7 +133,7 @@ def search_many(
         # can be shown (all, to fuse with content) becomes a candidate.
         take = limit + 1 if fanned and passages is None else None
         alike: Sequence[float] = ()
-        if vectors is None:
+        if vectors is None or (alone and not rescue):
             details = ranked.explain or [None] * len(ranked.pages)
             for rank, doc in enumerate(ranked.pages if take is None else ranked.pages[:take]):
                 merged.append(

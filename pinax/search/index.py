@@ -245,8 +245,9 @@ class SearchIndex:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
             if len(tokens) > 1 or typed_as_code(chunk):
                 coded.update(w for w, _ in tokens)
-        if any(w not in STOP_WORDS for w in weights):
-            weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        content = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        if content:  # stop words are searched only in a query of nothing else
+            weights = content
         names = written_as_names(query)
         coded |= names
         stems = [stem(w) for w in weights]
@@ -289,7 +290,8 @@ class SearchIndex:
         for pair, term in zip(pairs, ids[len(stems) + len(named) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
-        self._names(plan, dotted)
+        if dotted:
+            self._names(plan, dotted)
         if self._symbols:
             self._exact_names(plan, query)
         return plan

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from pinax.search.tokens import LEMMAS, STOP_WORDS, holds_marks, stem, stem_mark, words
 
 if TYPE_CHECKING:
@@ -51,7 +49,7 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
         if term < 0 or not vocabulary.has_word(word):
             continue
         key = root.encode()
-        low, high = np.searchsorted(table, [key, key + b"\xff"]).tolist()
+        low, high = table.searchsorted([key, key + b"\xff"]).tolist()
         high = min(high, low + SAME_STEM_LOOKED)
         mine = base(word)
         terms = vocabulary.word_term[low:high].tolist()

@@ -122,6 +122,8 @@ class Vocabulary:
 
     def term(self, text: str) -> int:
         """The id of a term (a stem), or -1."""
+        if self._ids is not None:  # (the usual case: a dict, once made)
+            return self._ids.get(text.encode(), -1)
         return self.term_ids([text])[0]
 
     def term_ids(self, texts: Sequence[str]) -> list[int]:
@@ -150,7 +152,7 @@ class Vocabulary:
         key = word.encode()
         if not len(self.words) or len(key) > self.words.dtype.itemsize:
             return False
-        at = int(np.searchsorted(self.words, key))
+        at = int(self.words.searchsorted(key))
         return at < len(self.words) and bytes(self.words[at]) == key
 
     def term_text(self, term: int) -> str:

@@ -217,6 +217,8 @@ class Vocabulary:
         while at >= 0 and len(starts) < MAX_SUBSTRING_HITS:
             starts.append(at)
             at = self._text.find(target, at + 1)
+        if not starts:  # (most words a query brings that no title has)
+            return []
         lines = np.searchsorted(self._line_ends, np.array(starts, dtype=np.int64))  # word ids
         found = np.array(sorted(set(lines.tolist())), dtype=np.int64)
         return self._most_frequent(found[self._source[found]], limit)

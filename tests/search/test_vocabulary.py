@@ -28,3 +28,10 @@ def test_a_term_and_a_word_are_found_alike_either_way(
     words = [bytes(w).decode() for w in vocabulary.words]
     assert all(vocabulary.has_word(w) for w in words)
     assert not any(vocabulary.has_word(w) for w in absent)
+
+
+def test_words_containing_a_piece_most_frequent_first_and_none_for_a_stranger() -> None:
+    vocabulary = Library.load([MANIFEST]).get("drf").index.vocabulary
+    found = [vocabulary.word_text(w) for w in vocabulary.containing("seriali", 3)]
+    assert found and all("seriali" in word for word in found)
+    assert vocabulary.containing("sponsors", 3) == vocabulary.containing("qqqq", 3) == []

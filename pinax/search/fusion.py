@@ -11,13 +11,11 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import numpy as np
-
 from pinax.search.content import ContentHit, query_terms
 from pinax.search.index import Plan, Ranked
 from pinax.search.members import member_pages
 from pinax.search.ranking import Ranking
-from pinax.search.semantic import Vectors
+from pinax.search.semantic import QueryMeaning, Vectors
 from pinax.search.tokens import holds_marks, stem_mark
 
 if TYPE_CHECKING:
@@ -40,7 +38,7 @@ class Candidate(NamedTuple):
 def blended(
     ranked: Ranked,
     vectors: Vectors,
-    vector: np.ndarray,
+    meaning: QueryMeaning,
     keep: int,
     rescue: int,
     weights: tuple[float, float],
@@ -53,11 +51,14 @@ def blended(
     lexical = list(ranked.scores)
     details: list[dict[str, Any] | None] = list(ranked.explain or [None] * len(pages))
     if rescue:
-        rescued = vectors.nearest(vector, rescue, set(pages))
+        rescued = vectors.nearest(meaning.vector, rescue, set(pages))
         pages += rescued
         lexical += [0.0] * len(rescued)
         details += [{"terms": [], "rescued": "by meaning"} if explain else None] * len(rescued)
-    embedding, headings = vectors.score(vector, pages)
+    if vectors.reranks or explain or len(pages) > len(ranked.pages):
+        embedding, headings = vectors.score(meaning.vector, pages)
+    else:  # titles only, nothing rescued, nothing explained: meaning has no say
+        embedding, headings = [0.0] * len(pages), [-1] * len(pages)
     lexical_weight, embedding_weight = weights
     total = lexical_weight + embedding_weight
     blend = [
@@ -67,9 +68,9 @@ def blended(
     if not vectors.reranks:  # titles only: words alone score what they found
         blend[: len(ranked.pages)] = lexical[: len(ranked.pages)]
         headings = [-1] * len(pages)
-    scored = sorted((-round(score, 4), at) for at, score in enumerate(blend))
+    rounded = [round(score, 4) for score in blend]
     best = []
-    for negative, at in scored[:keep]:
+    for at in sorted(range(len(blend)), key=rounded.__getitem__, reverse=True)[:keep]:
         detail = details[at]
         if explain and detail is not None:
             detail = {
@@ -78,7 +79,7 @@ def blended(
                 "embedding": round(embedding[at], 4),
                 "weights": {"lexical": lexical_weight, "embedding": embedding_weight},
             }
-        best.append((-negative, pages[at], detail, headings[at]))
+        best.append((rounded[at], pages[at], detail, headings[at]))
     return best
 
 

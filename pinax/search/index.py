@@ -206,6 +206,7 @@ class SearchIndex:
         self._field_avg = arrays["field_avg"]
         self._depth = arrays["doc_depth"]
         self._symbols = len(arrays["term_symbol"]) > 0  # else no `§word` or `=Name` term either
+        self._headings = len(arrays["heading_title_id"]) > 0  # else no heading to name
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         # Title and heading vectors, when the index was built with the embedding model.
         self.vectors = Vectors(arrays) if Vectors.present(arrays) else None
@@ -244,8 +245,9 @@ class SearchIndex:
                 parts_of[tokens[-1][0]] = [w for w, _ in tokens[:-1]]
             if len(tokens) > 1 or typed_as_code(chunk):
                 coded.update(w for w, _ in tokens)
-        if any(w not in STOP_WORDS for w in weights):
-            weights = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        content = {w: x for w, x in weights.items() if w not in STOP_WORDS}
+        if content:  # stop words are searched only in a query of nothing else
+            weights = content
         names = written_as_names(query)
         coded |= names
         stems = [stem(w) for w in weights]
@@ -288,7 +290,8 @@ class SearchIndex:
         for pair, term in zip(pairs, ids[len(stems) + len(named) :], strict=True):
             if term >= 0:  # a bonus: not part of the reference
                 plan.terms.append(Term(term, PHRASE_WEIGHT, pair, pair, "phrase"))
-        self._names(plan, dotted)
+        if dotted:
+            self._names(plan, dotted)
         if self._symbols:
             self._exact_names(plan, query)
         return plan
@@ -395,11 +398,13 @@ class SearchIndex:
 
     # -- searching -----------------------------------------------------------------------------
 
-    def run(self, plan: Plan, limit: int, explain: bool = False) -> Ranked:
-        """The best `limit` pages for a plan, best first (ties in manifest order)."""
+    def run(self, plan: Plan, limit: int, explain: bool = False, depth: int = 0) -> Ranked:
+        """The best `limit` pages for a plan, best first (ties in manifest order); a title
+        that is the query boosts its page from as deep as the best `max(limit, depth)` (and
+        `BOOST_POOL` more)."""
         if not plan.terms or plan.reference <= 0:
             return Ranked([], [])
-        found, raw = self.top(plan.terms, limit + BOOST_POOL)  # best first
+        found, raw = self.top(plan.terms, max(limit, depth) + BOOST_POOL)  # best first
         docs, scores = found, raw
         key = plan.title_key
         if key and key in map(self._title_key.__getitem__, found):
@@ -437,7 +442,7 @@ class SearchIndex:
         least half of it; else -1 (also when the title covers the whole query). Ties: the
         first heading of the page. Each heading's text is looked up in the few texts that
         have each query term (see `kernels.Kernels.best_headings`)."""
-        weights = self._content_weights(plan)
+        weights = self._content_weights(plan) if self._headings else None
         if not weights:
             return [-1] * len(docs)
         return self._kernels.best_headings(docs, weights, HEADING_COVER)

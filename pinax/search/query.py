@@ -28,7 +28,7 @@ from pinax.search.index import known_words, pooled, text_words
 from pinax.search.members import member_query
 from pinax.search.places import SearchHit, search_hits
 from pinax.search.ranking import RANKING, Ranking
-from pinax.search.semantic import query_vector
+from pinax.search.semantic import query_meaning
 from pinax.search.surface import ambiguous_words, surface_first
 from pinax.search.tokens import STOP_WORDS, chunks, words
 
@@ -82,7 +82,7 @@ def search_many(
     content_weight = ranking.content_weight
     reranked = embedding_weight > 0 and any(d.index.vectors for d in selected)
     # none to compute without vectors; of the query as words understood it (typos corrected)
-    vector = query_vector(query, corrections(plans)) if reranked else None
+    meaning = query_meaning(query, corrections(plans)) if reranked else None
     runs = []
     # Fanned out: where each manifest's candidates start, and its discount.
     starts: list[int] = []
@@ -93,30 +93,33 @@ def search_many(
     text_only = with_content and any(
         not any(d.index.knows(w) for d in selected) for w in text_known if w not in STOP_WORDS
     )
-    size = len(query_terms(query))
-    # a heading that is the whole question (three words typed or more: "What is Vue?")
-    question = len(words(query)) >= ranking.heading_question_words
-    asked = (
-        frozenset(query_terms(query)) if question else frozenset(),
-        ranking.exact_heading_boost,
-    )
-    shape = member_query(query)  # `str methods`: an owner and a kind of member
-    shares = content_shares(size, ranking, text_only) if with_content else (1.0, 0.0)
+    shares: tuple[float, float] = (1.0, 0.0)  # (titles', content's)
+    asked: tuple[frozenset[str], float] = (frozenset(), ranking.exact_heading_boost)
+    if with_content:
+        shares = content_shares(len(query_terms(query)), ranking, text_only)
+        # a heading that is the whole question (three words typed or more: "What is Vue?")
+        if len(words(query)) >= ranking.heading_question_words:
+            asked = (frozenset(query_terms(query)), ranking.exact_heading_boost)
     content_share = shares[1]
+    shape = member_query(query)  # `str methods`: an owner and a kind of member
     for collection, plan in zip(selected, plans, strict=True):
-        vectors = collection.index.vectors if vector is not None else None
+        vectors = collection.index.vectors if meaning is not None else None
         content = collection.content if content_share > 0 else None
         # What is wanted, or a pool to re-rank or fuse.
-        pool = wanted if vectors is None and content is None else ranking.rerank_pool
-        runs.append((vectors, collection.index.run(plan, max(wanted, pool), explain)))
+        pool = max(wanted, wanted if vectors is None and content is None else ranking.rerank_pool)
+        # Meaning re-ranks only pages with headings: elsewhere words alone rank (but for a
+        # rescue or an explanation), as deep as wanted, the title boost as deep as the pool.
+        alone = vectors is None or not (vectors.reranks or explain)
+        shown = wanted if alone and content is None else pool
+        runs.append((vectors, alone, collection.index.run(plan, shown, explain, pool)))
         # (a short query, where content counts for less, reads less of it)
         reach = content_share / content_weight if content is not None else 0.0
         said.append(
             content.search(query, ranking.content_pool, reach) if content is not None else None
         )
     # No word found anything anywhere: the titles closest in meaning stand in.
-    rescue = vector is not None and not any(r.pages for _, r in runs) and not any(said)
-    for order, (collection, plan, (vectors, ranked), passages) in enumerate(
+    rescue = meaning is not None and not any(r.pages for _, _, r in runs) and not any(said)
+    for order, (collection, plan, (vectors, alone, ranked), passages) in enumerate(
         zip(selected, plans, runs, said, strict=True)
     ):
         start = len(merged)
@@ -130,7 +133,7 @@ def search_many(
         # can be shown (all, to fuse with content) becomes a candidate.
         take = limit + 1 if fanned and passages is None else None
         alike: Sequence[float] = ()
-        if vectors is None:
+        if vectors is None or (alone and not rescue):
             details = ranked.explain or [None] * len(ranked.pages)
             for rank, doc in enumerate(ranked.pages if take is None else ranked.pages[:take]):
                 merged.append(
@@ -138,11 +141,11 @@ def search_many(
                 )
             alike = ranked.scores
         else:
-            assert vector is not None
+            assert meaning is not None
             weights = (lexical_weight, embedding_weight)
             keep = ranking.rerank_pool if passages is not None else wanted
             found = (keep, limit if rescue else 0)
-            best = blended(ranked, vectors, vector, *found, weights, explain)
+            best = blended(ranked, vectors, meaning, *found, weights, explain)
             merged.extend(
                 Candidate(score, rank, order, collection, doc, detail, meant)
                 for rank, (score, doc, detail, meant) in enumerate(

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from pinax.search.tokens import LEMMAS, STOP_WORDS, holds_marks, stem, stem_mark, words
 
 if TYPE_CHECKING:
@@ -42,6 +40,7 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
     """The query's words (whole, no stop words) the index has as written whose stem some
     other written word with another base shares."""
     found = set()
+    table = vocabulary.words
     for word, weight in words(query):
         if weight < 1.0 or word in STOP_WORDS or not word.isalpha() or len(word) < 4:
             continue
@@ -50,15 +49,13 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
         if term < 0 or not vocabulary.has_word(word):
             continue
         key = root.encode()
-        table = vocabulary.words
-        low = int(np.searchsorted(table, key))
-        high = min(int(np.searchsorted(table, key + b"\xff")), low + SAME_STEM_LOOKED)
+        low, high = table.searchsorted([key, key + b"\xff"]).tolist()
+        high = min(high, low + SAME_STEM_LOOKED)
         mine = base(word)
-        for at in range(low, high):
-            other = bytes(table[at]).decode()
-            if int(vocabulary.word_term[at]) == term and base(other) != mine:
-                found.add(word)
-                break
+        terms = vocabulary.word_term[low:high].tolist()
+        others = zip(table[low:high].tolist(), terms, strict=True)
+        if any(of == term and base(other.decode()) != mine for other, of in others):
+            found.add(word)
     return frozenset(found)
 
 

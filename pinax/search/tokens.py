@@ -68,7 +68,8 @@ MEMBER = re.compile(r"(?<![\w.])\.([^\W\d]\w*)")  # `.a`: a member's name typed 
 def typed_as_code(chunk: str) -> bool:
     """Whether one chunk is written as a code name by its letters: an underscore, or a
     capital past the first letter (`MessagePump`, `DISABLED`); `a` and `A` are words."""
-    return "_" in chunk or any(c.isupper() for c in chunk[1:])
+    rest = chunk[1:]  # (all its cased letters lower-case: none is a capital; most words)
+    return "_" in chunk or (not rest.islower() and any(c.isupper() for c in rest))
 
 
 def written_as_names(text: str) -> set[str]:

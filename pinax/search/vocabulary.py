@@ -122,6 +122,8 @@ class Vocabulary:
 
     def term(self, text: str) -> int:
         """The id of a term (a stem), or -1."""
+        if self._ids is not None:  # (the usual case: a dict, once made)
+            return self._ids.get(text.encode(), -1)
         return self.term_ids([text])[0]
 
     def term_ids(self, texts: Sequence[str]) -> list[int]:
@@ -150,7 +152,7 @@ class Vocabulary:
         key = word.encode()
         if not len(self.words) or len(key) > self.words.dtype.itemsize:
             return False
-        at = int(np.searchsorted(self.words, key))
+        at = int(self.words.searchsorted(key))
         return at < len(self.words) and bytes(self.words[at]) == key
 
     def term_text(self, term: int) -> str:
@@ -215,6 +217,8 @@ class Vocabulary:
         while at >= 0 and len(starts) < MAX_SUBSTRING_HITS:
             starts.append(at)
             at = self._text.find(target, at + 1)
+        if not starts:  # (most words a query brings that no title has)
+            return []
         lines = np.searchsorted(self._line_ends, np.array(starts, dtype=np.int64))  # word ids
         found = np.array(sorted(set(lines.tolist())), dtype=np.int64)
         return self._most_frequent(found[self._source[found]], limit)

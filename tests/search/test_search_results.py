@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import json
+from pathlib import Path
 
 import pytest
 
@@ -135,3 +137,19 @@ async def test_search_options_over_mcp(tools: Tools) -> None:
         assert result["results"][0]["confidence"] == "high" and result["results"][0]["explain"]
         bad = await client.call_tool("search_pages", {"query": "x", "threshold": 2})
         assert bad.is_error and "threshold" in bad.content[0].text
+
+
+def test_a_run_scores_what_is_shown_and_boosts_titles_from_as_deep_as_asked() -> None:
+    """Over titles alone (the repository's drf manifest) words alone rank, so a search scores
+    only the pages it may show; the title boost still looks as deep as a re-ranker's pool:
+    `run(plan, k, depth=d)` is the first k of `run(plan, d)`."""
+    manifest = Path(__file__).resolve().parents[2] / "manifests" / "drf.json"
+    index = Library.load([manifest]).get("drf").index
+    rows = shared_path("corpora", "eval", "drf.dev.jsonl").read_text().splitlines()
+    queries = [json.loads(row)["query"] for row in rows if row.strip()]
+    for query in [*queries, "Serializers", "serializer fields", "API"]:
+        plan = index.plan(query)
+        deep = index.run(plan, 30)
+        for k in (1, 6, 11):
+            shallow = index.run(plan, k, depth=30)
+            assert (shallow.pages, shallow.scores) == (deep.pages[:k], deep.scores[:k]), query

@@ -279,3 +279,69 @@ def test_the_index_store_keeps_the_vectors_and_is_keyed_by_the_model(
     monkeypatch.setattr(semantic, "model_folder", lambda: None)
     assert index_cache(folder).version != with_model  # installing the model re-indexes
     assert index_state(path, folder) == "stale"
+
+
+def test_titles_alone_make_the_query_vector_only_to_rescue_or_explain(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Meaning re-ranks only pages with headings: over titles alone the query is embedded
+    only when its vector has a say (a rescue, an explanation), and the answers are the same."""
+    library = Library([example()])  # titles only
+    model = semantic.model()
+    assert model is not None
+    made: list[str] = []
+    embed_one = model.embed_one
+    monkeypatch.setattr(model, "embed_one", lambda text: made.append(text) or embed_one(text))
+    assert [h.title for h in library.search("logging", 3).hits] == ["Logging"]
+    assert made == []  # words found it: meaning had no say
+    explained = library.search("logging", 3, explain=True).hits[0]
+    assert explained.explain is not None and explained.explain["embedding"] > 0
+    assert made == ["logging"]
+    assert library.search("login password", 3).hits[0].title == "Authentication"
+    assert made == ["logging", "login password"]  # words found nothing: the vector rescues
+
+
+def test_every_text_but_the_empty_one_has_a_vector() -> None:
+    """What `query_meaning` stands on: the tokenizer gives any character a token (its byte
+    fallback: a sample of every Unicode plane's characters), and no token's vector is zero."""
+    model = semantic.model()
+    assert model is not None
+    assert np.asarray(model.vectors, dtype=np.float32).any(axis=1).all()
+    texts = [chr(c) for c in range(0, sys.maxunicode + 1, 61) if not 0xD800 <= c <= 0xDFFF]
+    texts += [" ", "\u200b", "<unk>", "<s>", "</s>", "\ufeff"]
+    encoded = model.tokenizer.encode_batch_fast(texts, add_special_tokens=False)
+    assert [text for text, tokens in zip(texts, encoded, strict=True) if not tokens.ids] == []
+    assert all(semantic.query_vector(text) is not None for text in texts[-6:])
+    assert semantic.query_meaning("") is None and semantic.query_vector("") is None
+
+
+def test_the_rescue_shortlists_titles_by_their_signs_as_a_byte_table_would() -> None:
+    """`nearest` counts differing signs four 64-bit words at a time: the same shortlist, so
+    the same pages, as counting them a byte at a time from a table (its earlier way)."""
+    manifest = Path(__file__).resolve().parents[2] / "manifests" / "drf.json"
+    index = Library.load([manifest]).get("drf").index
+    vectors = index.vectors
+    assert vectors is not None and len(vectors._title) > 64  # (a shortlist is made)
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)
+    signs = vectors._sign.view(np.uint8)
+
+    def by_table(query: np.ndarray, count: int, exclude: set[int]) -> list[int]:
+        distance = table[signs ^ np.packbits(query > 0)].sum(axis=1, dtype=np.int32)
+        short = min(len(distance), max(64, count * 8) + len(exclude))
+        pages = np.argpartition(distance, short - 1)[:short]
+        cosines = vectors._text[vectors._title[pages]].astype(np.float32) @ (query / 127.0)
+        order = np.lexsort((pages, -cosines))
+        close = order[cosines[order] >= semantic.RESCUE_MIN]
+        return [p for p in pages[close].tolist() if p not in exclude][:count]
+
+    model = semantic.model()
+    assert model is not None
+    queries = [model.embed_one(t) for t in ("sponsors", "throttling", "login password", "tests")]
+    random = np.random.default_rng(7).standard_normal((40, semantic.DIMS)).astype(np.float32)
+    found = 0
+    for query in [*queries, *random]:
+        for count, exclude in ((1, set()), (5, set()), (5, {3, 10}), (9, set(range(0, 70, 3)))):
+            expected = by_table(query, count, exclude)
+            assert vectors.nearest(query, count, exclude) == expected
+            found += len(expected)
+    assert found  # (some titles are close enough to stand in)

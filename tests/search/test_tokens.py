@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from pinax.search.tokens import (
     query_words,
     split_chunk,
     split_chunks,
+    typed_as_code,
 )
 from tests.conftest import shared_path
 
@@ -95,3 +97,17 @@ def test_a_query_weighs_a_dotted_names_segments_as_parts() -> None:
     assert query_words("URLField.assume_scheme")[-1] == ("urlfieldassumescheme", 1.0)
     assert dict(query_words("URLField.assume_scheme"))["urlfield"] == PART_WEIGHT
     assert query_words("SHA1PasswordHasher") == split_chunk("SHA1PasswordHasher")
+
+
+def test_typed_as_code_is_a_capital_past_the_first_letter_or_an_underscore() -> None:
+    """Its quick answer for a word whose letters are all lower-case is the rule's own, for
+    every character of Unicode after a first letter (`ϒ` and `Ⓐ` are capitals too)."""
+    assert typed_as_code("MessagePump") and typed_as_code("DISABLED") and typed_as_code("a_b")
+    assert not typed_as_code("A") and not typed_as_code("Schema") and not typed_as_code("31")
+
+    def rule(chunk: str) -> bool:
+        return "_" in chunk or any(c.isupper() for c in chunk[1:])
+
+    for point in range(sys.maxunicode + 1):
+        for chunk in ("a" + chr(point), "Ab1" + chr(point) + "c"):
+            assert typed_as_code(chunk) == rule(chunk), hex(point)

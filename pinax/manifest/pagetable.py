@@ -446,9 +446,10 @@ class PageTable(Sequence[Page]):
 
     def heading(self, h: int) -> Heading:
         """Heading number `h` (of all pages' headings: see `outline_start`)."""
-        return Heading(self._heading_level.item(h), self._heading_title(h), self._heading_anchor(h))
+        return Heading(self._heading_level.item(h), self.heading_title(h), self._heading_anchor(h))
 
-    def _heading_title(self, h: int) -> str:
+    def heading_title(self, h: int) -> str:
+        """The text of heading number `h` alone (no `Heading` made: the ranking reads many)."""
         return self._heading_titles.get(self._heading_title_id.item(h))
 
     def _heading_anchor(self, h: int) -> str | None:
@@ -459,13 +460,13 @@ class PageTable(Sequence[Page]):
         """Heading `h` of page `i` as get_page's `section` takes it: its text (`Parent >
         Child`, parents up to the top, when the text occurs more than once on the page) and
         its anchor, if known."""
-        text = self._heading_title(h)
+        text = self.heading_title(h)
         if self._heading_repeats.item(h):
             path = [text]
             level = self._heading_level.item(h)
             for parent in range(h - 1, self.outline_start.item(i) - 1, -1):
                 if self._heading_level.item(parent) < level:
-                    path.append(self._heading_title(parent))
+                    path.append(self.heading_title(parent))
                     level = self._heading_level.item(parent)
             text = " > ".join(reversed(path))
         return text, self._heading_anchor(h)

@@ -210,8 +210,8 @@ class SearchIndex:
         self._unknown_idf = float(idf(0.0, self.size)) if self.size else 1.0
         # Title and heading vectors, when the index was built with the embedding model.
         self.vectors = Vectors(arrays) if Vectors.present(arrays) else None
-        self._kernels = Kernels(arrays)
-        self._topk = TopK(arrays, self._kernels)
+        self.kernels = Kernels(arrays)  # (surface.py reads which texts have a stem)
+        self._topk = TopK(arrays, self.kernels)
 
     def frequency(self, text: str) -> int:
         """How many pages have a term (a stem or phrase; 0 if the index lacks it)."""
@@ -445,7 +445,7 @@ class SearchIndex:
         weights = self._content_weights(plan) if self._headings else None
         if not weights:
             return [-1] * len(docs)
-        return self._kernels.best_headings(docs, weights, HEADING_COVER)
+        return self.kernels.best_headings(docs, weights, HEADING_COVER)
 
     def best_symbols(self, docs: list[int], plan: Plan) -> list[int]:
         """For each page, the symbol (its number over all pages) whose name answers the
@@ -460,7 +460,7 @@ class SearchIndex:
         words = _QueryWords(plan, self._term_idf)
         if not words.by_symbol_term:
             return [-1] * len(docs)
-        return self._kernels.best_symbols(
+        return self.kernels.best_symbols(
             docs, words.by_symbol_term, words.weight, words.whole, words.regular, PART_WEIGHT
         )
 

@@ -351,6 +351,34 @@ cdef class Kernels:
                 result[at] = first + best
         return result
 
+    def texts_with(self, list docs, list terms):
+        """For each page, which of its texts have one of `terms` (stems): -1 for its title,
+        else the numbers of its headings (of all pages' headings), in order."""
+        cdef Py_ssize_t count = len(terms), j, at
+        cdef int64_t h, first, last
+        cdef int32_t text
+        cdef int64_t[::1] wanted = array.clone(INT64, count, False)
+        for j in range(count):
+            wanted[j] = terms[j]
+        found = []
+        for at in range(len(docs)):
+            doc = docs[at]
+            texts = []
+            first = self.title_term_start.at(doc)
+            last = self.title_term_start.at(doc + 1)
+            for j in range(count):
+                if _holds(self.title_term, first, last, wanted[j]):
+                    texts.append(-1)
+                    break
+            for h in range(self.heading_start.at(doc), self.heading_start.at(doc + 1)):
+                text = self.heading_text[h]
+                for j in range(count):
+                    if self._has_text(wanted[j], text):
+                        texts.append(h)
+                        break
+            found.append(texts)
+        return found
+
     cdef bint _has_text(self, int64_t term, int32_t text) except -1:
         """Whether a heading text has a term: a binary search in the term's texts."""
         cdef int64_t end = self.term_text_start.at(term + 1)

@@ -4,14 +4,16 @@ the stem alone.
 
 Only words the index has as written, whose stem other written words with another base share
 (`customer` beside `custom`, `customize`), are looked at; the candidates' titles and headings
-are read for them (a few dozen pages, only for such queries).
+are read for them (a few dozen pages, only for such queries; of each, only the texts the
+index lists under one of the stems).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
-from pinax.search.tokens import LEMMAS, STOP_WORDS, holds_marks, stem, stem_mark, words
+from pinax.search.tokens import LEMMAS, STOP_WORDS, stem, words
 
 if TYPE_CHECKING:
     from pinax.search.collection import Collection
@@ -59,10 +61,10 @@ def ambiguous_words(vocabulary: Vocabulary, query: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def headings(collection: Collection, doc: int) -> list[str]:
-    """A page's heading texts, from the page table (not the whole page)."""
-    table, starts = collection.pages, collection.pages.outline_start
-    return [table.heading(at).title for at in range(int(starts[doc]), int(starts[doc + 1]))]
+@functools.lru_cache(maxsize=4096)  # titles and headings recur from query to query
+def word_families(text: str) -> frozenset[tuple[str, str]]:
+    """The (stem, family) of each word of a title or heading (see `base`)."""
+    return frozenset((stem(word), base(word)) for word, _ in words(text))
 
 
 def surface_first(
@@ -70,21 +72,22 @@ def surface_first(
 ) -> list[Candidate]:
     """One manifest's candidates (best first), those of the first `look` whose title and
     headings have a typed word's stem only in another family (`custom` for `customer`),
-    not the typed one, scoring `share` of their score; ranked anew."""
+    not the typed one, scoring `share` of their score; ranked anew. Only the texts the index
+    says have one of the stems are read (a page's few, of its tens of headings)."""
     wanted = {(stem(word), base(word)) for word in typed}
     stems = {root for root, _ in wanted}
-    marks = {stem_mark(root) for root in stems}
+    terms = [collection.index.vocabulary.term(root) for root in stems]
+    looked = [at for at, hit in enumerate(found[:look]) if hit.passage < 0]  # (a passage's
+    # page was found by its text, which keeps stems only: no say here)
+    holding = collection.index.kernels.texts_with([found[at].doc for at in looked], terms)
+    pages = collection.pages
     changed = False
     result = list(found)
-    for at, hit in enumerate(found[:look]):
-        if hit.passage >= 0:  # found by its text, which keeps stems only: no say here
-            continue
-        texts = [collection.pages.title(hit.doc), *headings(collection, hit.doc)]
-        # (a text without a stem's mark has none of its words: not analysed)
-        texts = [text for text in texts if any(holds_marks(text, (m,)) for m in marks)]
-        written = {(stem(w), w) for text in texts for w, _ in words(text)}
-        families = {(root, base(w)) for root, w in written if root in stems}
-        if any(root in stems for root, _ in families) and not wanted & families:
+    for at, numbers in zip(looked, holding, strict=True):
+        hit = found[at]
+        texts = [pages.title(hit.doc) if n < 0 else pages.heading_title(n) for n in numbers]
+        families = {pair for text in texts for pair in word_families(text) if pair[0] in stems}
+        if families and not wanted & families:
             result[at] = hit._replace(score=round(hit.score * share, 4))
             changed = True
     if not changed:

@@ -140,3 +140,39 @@ def test_a_stem_two_written_words_share_does_not_merge_them() -> None:
     assert results[0]["title"] == "Customer portal settings", results
     # the form typed is what is preferred: "custom portal" still finds its own page first
     assert tools.search_pages("custom portal", limit=1)["results"][0]["title"] == "Custom portal"
+
+
+def test_the_index_names_exactly_the_texts_that_have_a_stems_words() -> None:
+    """surface_first reads only the title and headings the index lists under a typed word's
+    stem: they must be exactly those whose words have that stem, read as the rule reads them."""
+    from pinax.search.tokens import stem, words
+
+    outlines = [
+        ["Custom fields", "Billing", "Re-rendering a customer's portal", "customize"],
+        ["Customize the theme", "Customs declarations", "Installation", "CustomerPortal"],
+        [],
+        ["Rendered output", "renders", "Render props", "The customer_id field"],
+    ]
+    titles = ["Customers", "Rendering", "Guide", "Render"]
+    pages = [
+        {
+            "url": f"https://docs.example.com/{n}",
+            "title": title,
+            "outline": [{"level": 2, "title": text} for text in outline],
+        }
+        for n, (title, outline) in enumerate(zip(titles, outlines, strict=True))
+    ]
+    data = {"pinax_manifest": 1, "name": "t", "url": "https://docs.example.com/", "pages": pages}
+    library = Library([from_dict(data)])
+    collection = library.all()[0]
+    table, index = collection.pages, collection.index
+    for word in ("customer", "custom", "customize", "render", "rendering", "portal", "billing"):
+        root = stem(word)
+        listed = index.kernels.texts_with(list(range(len(pages))), [index.vocabulary.term(root)])
+        for doc, numbers in enumerate(listed):
+            texts = [(-1, table.title(doc))] + [
+                (h, table.heading(h).title)
+                for h in range(int(table.outline_start[doc]), int(table.outline_start[doc + 1]))
+            ]
+            holding = [n for n, text in texts if any(stem(w) == root for w, _ in words(text))]
+            assert numbers == holding, (word, doc, numbers, holding)

@@ -106,7 +106,7 @@ def search_many(
         vectors = collection.index.vectors if meaning is not None else None
         content = collection.content if content_share > 0 else None
         # What is wanted, or a pool to re-rank or fuse.
-        pool = max(wanted, wanted if vectors is None and content is None else ranking.rerank_pool)
+        pool = wanted if vectors is None and content is None else max(wanted, ranking.rerank_pool)
         # Meaning re-ranks only pages with headings: elsewhere words alone rank (but for a
         # rescue or an explanation), as deep as wanted, the title boost as deep as the pool.
         alone = vectors is None or not (vectors.reranks or explain)

@@ -77,8 +77,8 @@ def surface_first(
     wanted = {(stem(word), base(word)) for word in typed}
     stems = {root for root, _ in wanted}
     terms = [collection.index.vocabulary.term(root) for root in stems]
-    looked = [at for at, hit in enumerate(found[:look]) if hit.passage < 0]  # (a passage's
-    # page was found by its text, which keeps stems only: no say here)
+    # (a page found by a passage was found by its text, which keeps stems only: no say here)
+    looked = [at for at, hit in enumerate(found[:look]) if hit.passage < 0]
     holding = collection.index.kernels.texts_with([found[at].doc for at in looked], terms)
     pages = collection.pages
     changed = False
